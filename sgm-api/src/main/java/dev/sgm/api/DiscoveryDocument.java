@@ -1,0 +1,67 @@
+package dev.sgm.api;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The capability discovery document: protocol versions, the implementation, the capabilities
+ * assembled from the plugins present and enabled, each profile's features, the scope model,
+ * reference support and limits.
+ */
+public record DiscoveryDocument(
+    ProtocolVersion protocolVersion,
+    List<ProtocolVersion> supportedVersions,
+    String implementation,
+    String implementationVersion,
+    List<String> capabilities,
+    Map<String, List<String>> profileFeatures,
+    List<ReferenceKind> referenceKinds,
+    long maxRecordBytes,
+    int maxPageSize) {
+
+  /** A reference kind and whether this implementation resolves it. */
+  public record ReferenceKind(String kind, boolean resolvable) {}
+
+  public DiscoveryDocument {
+    supportedVersions = List.copyOf(supportedVersions);
+    capabilities = List.copyOf(capabilities);
+    profileFeatures =
+        java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(profileFeatures));
+    referenceKinds = List.copyOf(referenceKinds);
+  }
+
+  /** True when the named capability is advertised. */
+  public boolean supports(String capability) {
+    return capabilities.contains(capability);
+  }
+
+  public ObjectNode toJson() {
+    ObjectNode json = Json.object();
+    json.put("protocol_version", protocolVersion.toString());
+    ArrayNode versions = json.putArray("supported_versions");
+    supportedVersions.forEach(v -> versions.add(v.toString()));
+    json.put("implementation", implementation);
+    json.put("implementation_version", implementationVersion);
+    capabilities.forEach(json.putArray("capabilities")::add);
+    ObjectNode profiles = json.putObject("profiles");
+    profileFeatures.forEach(
+        (name, features) -> features.forEach(profiles.putObject(name).putArray("features")::add));
+    ObjectNode scopeModel = json.putObject("scope_model");
+    scopeModel.put("default_mode", ScopeMode.EXACT.wireName());
+    ArrayNode modes = scopeModel.putArray("modes");
+    for (ScopeMode mode : ScopeMode.values()) {
+      modes.add(mode.wireName());
+    }
+    ObjectNode references = json.putObject("references");
+    references.put("resolvable", referenceKinds.stream().anyMatch(ReferenceKind::resolvable));
+    ArrayNode kinds = references.putArray("kinds");
+    referenceKinds.forEach(k -> kinds.add(k.kind()));
+    ObjectNode limits = json.putObject("limits");
+    limits.put("max_record_bytes", maxRecordBytes);
+    limits.put("max_page_size", maxPageSize);
+    limits.put("max_batch_records", BatchStoreRequest.MAX_RECORDS);
+    return json;
+  }
+}

@@ -1,0 +1,91 @@
+package dev.sgm.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.StreamSupport;
+
+/**
+ * The one exception of the SGM contract: an {@link ErrorCode}, a message that names the field or
+ * value at fault, and optional field details. Transports turn it into the contract's error object;
+ * nothing internal (stack traces, SQL) is ever part of it.
+ */
+public class SgmException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  private final ErrorCode code;
+  private final List<FieldError> details;
+
+  public SgmException(ErrorCode code, String message) {
+    this(code, message, List.of(), null);
+  }
+
+  public SgmException(ErrorCode code, String message, List<FieldError> details) {
+    this(code, message, details, null);
+  }
+
+  public SgmException(ErrorCode code, String message, List<FieldError> details, Throwable cause) {
+    super(Objects.requireNonNull(message, "message"), cause);
+    this.code = Objects.requireNonNull(code, "code");
+    this.details = List.copyOf(details);
+  }
+
+  /** An {@code invalid_record} error naming the field at fault. */
+  public static SgmException invalidRecord(String field, String reason) {
+    return new SgmException(
+        ErrorCode.INVALID_RECORD, field + ": " + reason, List.of(new FieldError(field, reason)));
+  }
+
+  /** An {@code invalid_request} error naming the field at fault. */
+  public static SgmException invalidRequest(String field, String reason) {
+    return new SgmException(
+        ErrorCode.INVALID_REQUEST, field + ": " + reason, List.of(new FieldError(field, reason)));
+  }
+
+  public ErrorCode code() {
+    return code;
+  }
+
+  public List<FieldError> details() {
+    return details;
+  }
+
+  /** This error with every detail's field prefixed, e.g. {@code records[3].} for a batch member. */
+  public SgmException withFieldPrefix(String prefix) {
+    List<FieldError> prefixed =
+        details.stream().map(d -> new FieldError(prefix + d.field(), d.reason())).toList();
+    return new SgmException(code, prefix + getMessage(), prefixed, getCause());
+  }
+
+  /** The contract's error object: {@code {"error": {"code", "message", "details"?}}}. */
+  public ObjectNode toJson() {
+    ObjectNode root = JsonNodeFactory.instance.objectNode();
+    ObjectNode error = root.putObject("error");
+    error.put("code", code.wireName());
+    error.put("message", getMessage());
+    if (!details.isEmpty()) {
+      ArrayNode array = error.putArray("details");
+      for (FieldError d : details) {
+        array.addObject().put("field", d.field()).put("reason", d.reason());
+      }
+    }
+    return root;
+  }
+
+  /** Reads an error object written by {@link #toJson()}; used by clients of every transport. */
+  public static SgmException fromJson(JsonNode json) {
+    JsonNode error = json.path("error");
+    ErrorCode code = ErrorCode.fromWireName(error.path("code").asText("internal"));
+    String message = error.path("message").asText("(no message)");
+    List<FieldError> details =
+        error.path("details").isArray()
+            ? StreamSupport.stream(error.path("details").spliterator(), false)
+                .map(d -> new FieldError(d.path("field").asText(""), d.path("reason").asText("")))
+                .toList()
+            : List.of();
+    return new SgmException(code, message, details);
+  }
+}

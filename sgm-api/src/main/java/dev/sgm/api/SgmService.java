@@ -1,0 +1,47 @@
+package dev.sgm.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Optional;
+
+/**
+ * The SGM operations, transport-neutral. Every transport translates its requests into calls on this
+ * interface and its results back; validation, scope isolation, authorization and versioning are
+ * decided behind it, once. Every method fails with {@link SgmException} carrying a contract error
+ * code.
+ */
+public interface SgmService {
+  /** {@code discover}: the capability document, or {@code unsupported_version}. */
+  DiscoveryDocument discover(Caller caller, DiscoverRequest request);
+
+  /** {@code store}: create or replace the record at its (scope, id). */
+  StoreResult store(Caller caller, StoreRequest request);
+
+  /** {@code store_batch}: store up to 1000 records atomically. */
+  BatchStoreResult storeBatch(Caller caller, BatchStoreRequest request);
+
+  /** {@code read}: one live record by exact scope and id, or {@code not_found}. */
+  ReadResult read(Caller caller, ReadRequest request);
+
+  /** {@code retrieve}: a page of the live records matching the query. */
+  RetrieveResult retrieve(Caller caller, RetrieveQuery query);
+
+  /** {@code delete}: remove (or, with history, hide) one record, or {@code not_found}. */
+  DeleteResult delete(Caller caller, DeleteRequest request);
+
+  /** {@code put_content}: keep content by its SHA-256 hash and return a reference to it. */
+  ContentReference putContent(Caller caller, PutContentRequest request);
+
+  /** Content kept by {@code put_content}, by hash. */
+  Optional<StoredContent> getContent(Caller caller, String hash);
+
+  /**
+   * Invokes an operation by its wire name with a JSON request and returns the JSON response: the
+   * core ops ({@code store}, {@code retrieve}, ...) and every active profile's ops ({@code
+   * tasks.claim}, ...). An operation of an absent or disabled profile fails with {@code
+   * unsupported_capability}. Transports that speak JSON route every call through here.
+   */
+  JsonNode invoke(Caller caller, String operation, JsonNode request);
+
+  /** The wire names of every operation {@link #invoke} accepts now, core first. */
+  java.util.List<String> operations();
+}

@@ -1,0 +1,39 @@
+package dev.sgm.api.spi;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+
+/**
+ * An active capability profile: the features it advertises, the record types whose {@code data} it
+ * owns and validates, and the operations it adds.
+ */
+public interface Profile {
+  /** The features listed under this profile in discovery, e.g. {@code decisions}, {@code tasks}. */
+  List<String> features();
+
+  /** The record types whose {@code data} schema this profile owns. */
+  default List<String> ownedTypes() {
+    return List.of();
+  }
+
+  /**
+   * Validates a record of one of {@link #ownedTypes()} before it is stored.
+   *
+   * @throws dev.sgm.api.SgmException {@code invalid_record} naming the field, e.g. {@code
+   *     data.status}
+   */
+  default void validate(ObjectNode record) {}
+
+  /** The operations this profile adds, invoked by wire name. */
+  default List<ProfileOperation> operations() {
+    return List.of();
+  }
+
+  /**
+   * True when deleted records must be kept (hidden) rather than removed, as the history profile
+   * needs.
+   */
+  default boolean keepsDeletedRecords() {
+    return false;
+  }
+}

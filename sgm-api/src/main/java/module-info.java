@@ -1,0 +1,11 @@
+/**
+ * The SGM contract as Java types: records, scopes, queries, results, discovery, errors, the
+ * operation interface every transport calls, and the SPIs through which profiles, transports and
+ * storage plug in.
+ */
+module dev.sgm.api {
+  requires transitive com.fasterxml.jackson.databind;
+
+  exports dev.sgm.api;
+  exports dev.sgm.api.spi;
+}

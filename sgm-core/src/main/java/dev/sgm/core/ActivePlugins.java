@@ -1,0 +1,93 @@
+package dev.sgm.core;
+
+import dev.sgm.api.spi.Profile;
+import dev.sgm.api.spi.ProfileOperation;
+import dev.sgm.api.spi.ProfileProvider;
+import dev.sgm.api.spi.TransportProvider;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The profiles and transports active in this process, created once at start-up: what discovery
+ * advertises, which profile owns which record type, and the operations profiles add.
+ */
+final class ActivePlugins {
+  private final Map<String, Profile> profiles;
+  private final List<TransportProvider> transports;
+  private final Map<String, Profile> ownerByType = new LinkedHashMap<>();
+  private final Map<String, ProfileOperation> operations = new LinkedHashMap<>();
+
+  ActivePlugins(Map<String, Profile> profiles, List<TransportProvider> transports) {
+    this.profiles = new LinkedHashMap<>(profiles);
+    this.transports = List.copyOf(transports);
+    profiles.forEach(
+        (name, profile) -> {
+          for (String type : profile.ownedTypes()) {
+            Profile other = ownerByType.putIfAbsent(type, profile);
+            if (other != null) {
+              throw PluginLoader.startupError(
+                  "record type '"
+                      + type
+                      + "' is claimed by two profiles, one of them '"
+                      + name
+                      + "'");
+            }
+          }
+          for (ProfileOperation op : profile.operations()) {
+            if (operations.putIfAbsent(op.name(), op) != null) {
+              throw PluginLoader.startupError(
+                  "operation '" + op.name() + "' is offered twice, once by profile '" + name + "'");
+            }
+          }
+        });
+  }
+
+  /** Creates the profiles of the selected providers, in order. */
+  static Map<String, Profile> create(
+      List<ProfileProvider> providers,
+      dev.sgm.api.spi.Config config,
+      dev.sgm.api.spi.ProfileContext context) {
+    Map<String, Profile> created = new LinkedHashMap<>();
+    for (ProfileProvider provider : providers) {
+      created.put(provider.name(), provider.create(config, context));
+    }
+    return created;
+  }
+
+  List<String> profileNames() {
+    return List.copyOf(profiles.keySet());
+  }
+
+  Map<String, List<String>> profileFeatures() {
+    Map<String, List<String>> features = new LinkedHashMap<>();
+    profiles.forEach((name, profile) -> features.put(name, List.copyOf(profile.features())));
+    return features;
+  }
+
+  List<TransportProvider> transports() {
+    return transports;
+  }
+
+  List<String> transportNames() {
+    return transports.stream().map(TransportProvider::name).toList();
+  }
+
+  /** The profile that owns {@code type}'s data schema, or null when core alone handles it. */
+  Profile ownerOf(String type) {
+    return ownerByType.get(type);
+  }
+
+  boolean keepsDeletedRecords() {
+    return profiles.values().stream().anyMatch(Profile::keepsDeletedRecords);
+  }
+
+  ProfileOperation operation(String name) {
+    return operations.get(name);
+  }
+
+  List<String> operationNames() {
+    return new ArrayList<>(operations.keySet());
+  }
+}

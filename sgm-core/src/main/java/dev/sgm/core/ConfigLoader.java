@@ -1,0 +1,95 @@
+package dev.sgm.core;
+
+import dev.sgm.api.ErrorCode;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.spi.Config;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Builds the effective configuration: defaults, then a properties file ({@code config.file} or
+ * {@code SGM_CONFIG_FILE}), then {@code SGM_*} environment variables ({@code SGM_PROFILES_DISABLED}
+ * becomes {@code profiles.disabled}), then explicit options. Later sources win.
+ */
+public final class ConfigLoader {
+  /** Where data lives unless configured. */
+  public static final String DATA_DIR = "data.dir";
+
+  /** The largest record accepted, in bytes of JSON. */
+  public static final String RECORD_MAX_BYTES = "record.max.bytes";
+
+  /** The storage plugin to use. */
+  public static final String STORAGE = "storage";
+
+  /** {@code true} keeps everything in memory (tests, throw-away demos). */
+  public static final String STORAGE_MEMORY = "storage.memory";
+
+  private ConfigLoader() {}
+
+  /** The configuration from this process's environment plus {@code explicit} options. */
+  public static Config load(Map<String, String> explicit) {
+    return load(explicit, System.getenv());
+  }
+
+  /** The configuration from the given environment plus {@code explicit} options. */
+  public static Config load(Map<String, String> explicit, Map<String, String> environment) {
+    Map<String, String> merged = new HashMap<>(defaults(environment));
+    Map<String, String> fromEnv = fromEnvironment(environment);
+    String file = explicit.getOrDefault("config.file", fromEnv.get("config.file"));
+    if (file != null && !file.isBlank()) {
+      merged.putAll(readFile(Path.of(file)));
+    }
+    merged.putAll(fromEnv);
+    merged.putAll(explicit);
+    return Config.of(merged);
+  }
+
+  static Map<String, String> defaults(Map<String, String> environment) {
+    Map<String, String> defaults = new HashMap<>();
+    defaults.put(DATA_DIR, defaultDataDir(environment).toString());
+    defaults.put(STORAGE, "h2");
+    defaults.put(RECORD_MAX_BYTES, Long.toString(1024 * 1024));
+    return defaults;
+  }
+
+  /** {@code $XDG_DATA_HOME/sgm}, else {@code ~/.local/share/sgm}. */
+  static Path defaultDataDir(Map<String, String> environment) {
+    String xdg = environment.get("XDG_DATA_HOME");
+    if (xdg != null && !xdg.isBlank()) {
+      return Path.of(xdg, "sgm");
+    }
+    return Path.of(System.getProperty("user.home"), ".local", "share", "sgm");
+  }
+
+  static Map<String, String> fromEnvironment(Map<String, String> environment) {
+    Map<String, String> values = new HashMap<>();
+    environment.forEach(
+        (name, value) -> {
+          if (name.startsWith("SGM_") && name.length() > 4) {
+            values.put(name.substring(4).toLowerCase(Locale.ROOT).replace('_', '.'), value);
+          }
+        });
+    return values;
+  }
+
+  private static Map<String, String> readFile(Path file) {
+    Properties properties = new Properties();
+    try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+      properties.load(reader);
+    } catch (IOException e) {
+      throw new SgmException(
+          ErrorCode.INVALID_REQUEST,
+          "configuration file " + file + " cannot be read: " + e.getMessage());
+    }
+    Map<String, String> values = new HashMap<>();
+    properties.forEach((k, v) -> values.put(k.toString(), v.toString()));
+    return values;
+  }
+}

@@ -1,0 +1,25 @@
+package dev.sgm.core;
+
+import dagger.BindsInstance;
+import dagger.Component;
+import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.Storage;
+import jakarta.inject.Singleton;
+import java.time.Clock;
+
+/** The Dagger graph of the engine: configuration and clock in, engine, plugins and storage out. */
+@Singleton
+@Component(modules = CoreModule.class)
+interface CoreComponent {
+  Engine engine();
+
+  ActivePlugins plugins();
+
+  Storage storage();
+
+  /** Creates the graph for one runtime. */
+  @Component.Factory
+  interface Factory {
+    CoreComponent create(@BindsInstance Config config, @BindsInstance Clock clock);
+  }
+}

@@ -1,0 +1,166 @@
+package dev.sgm.core;
+
+import dagger.Lazy;
+import dagger.Module;
+import dagger.Provides;
+import dagger.multibindings.ElementsIntoSet;
+import dev.sgm.api.DiscoveryDocument;
+import dev.sgm.api.ErrorCode;
+import dev.sgm.api.ProtocolVersion;
+import dev.sgm.api.RetrieveQuery;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.SgmService;
+import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.ProfileContext;
+import dev.sgm.api.spi.ProfileProvider;
+import dev.sgm.api.spi.Storage;
+import dev.sgm.api.spi.StorageProvider;
+import dev.sgm.api.spi.TransportProvider;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * Wires the engine. Plugins enter the graph through {@link ElementsIntoSet} over {@link
+ * PluginLoader}, the one place that uses {@link java.util.ServiceLoader}.
+ */
+@Module
+final class CoreModule {
+  private static final System.Logger LOG = System.getLogger(CoreModule.class.getName());
+
+  private CoreModule() {}
+
+  @Provides
+  @ElementsIntoSet
+  static Set<ProfileProvider> profileProviders() {
+    return new LinkedHashSet<>(PluginLoader.load(ProfileProvider.class));
+  }
+
+  @Provides
+  @ElementsIntoSet
+  static Set<TransportProvider> transportProviders() {
+    return new LinkedHashSet<>(PluginLoader.load(TransportProvider.class));
+  }
+
+  @Provides
+  @ElementsIntoSet
+  static Set<StorageProvider> storageProviders() {
+    return new LinkedHashSet<>(PluginLoader.load(StorageProvider.class));
+  }
+
+  @Provides
+  @Singleton
+  static Storage storage(Config config, Set<StorageProvider> providers) {
+    String name = config.get(ConfigLoader.STORAGE, "h2");
+    StorageProvider chosen =
+        PluginLoader.select("storage", "sgm-storage-", providers, Config.empty()).stream()
+            .filter(p -> p.name().equals(name))
+            .findFirst()
+            .orElseThrow(
+                () ->
+                    PluginLoader.startupError(
+                        "unknown storage '"
+                            + name
+                            + "' in "
+                            + ConfigLoader.STORAGE
+                            + "; available: "
+                            + providers.stream().map(StorageProvider::name).sorted().toList()));
+    Path dataDir = Path.of(config.get(ConfigLoader.DATA_DIR, "."));
+    return chosen.create(config, () -> dataDir);
+  }
+
+  @Provides
+  static RecordValidator validator(Config config) {
+    long max = config.getLong(ConfigLoader.RECORD_MAX_BYTES, 1024 * 1024);
+    if (max < 1024) {
+      throw new SgmException(
+          ErrorCode.INVALID_REQUEST,
+          "configuration " + ConfigLoader.RECORD_MAX_BYTES + ": must be at least 1024");
+    }
+    return new RecordValidator(max);
+  }
+
+  @Provides
+  @Singleton
+  static ActivePlugins plugins(
+      Config config,
+      Set<ProfileProvider> profiles,
+      Set<TransportProvider> transports,
+      Clock clock,
+      Lazy<Engine> engine) {
+    List<ProfileProvider> activeProfiles =
+        PluginLoader.select("profile", "sgm-profile-", profiles, config);
+    List<TransportProvider> activeTransports =
+        PluginLoader.select("transport", "sgm-transport-", transports, config);
+    ProfileContext context =
+        new ProfileContext() {
+          @Override
+          public SgmService service() {
+            return engine.get();
+          }
+
+          @Override
+          public Clock clock() {
+            return clock;
+          }
+        };
+    ActivePlugins plugins =
+        new ActivePlugins(ActivePlugins.create(activeProfiles, config, context), activeTransports);
+    LOG.log(
+        System.Logger.Level.INFO,
+        "loaded profiles: {0}; transports: {1}",
+        plugins.profileNames(),
+        plugins.transportNames());
+    return plugins;
+  }
+
+  @Provides
+  @Singleton
+  static DiscoveryDocument discovery(ActivePlugins plugins, RecordValidator validator) {
+    List<String> capabilities = new ArrayList<>();
+    capabilities.add("core");
+    capabilities.addAll(plugins.profileNames());
+    capabilities.addAll(plugins.transportNames());
+    Properties implementation = implementation();
+    return new DiscoveryDocument(
+        ProtocolVersion.CURRENT,
+        List.of(ProtocolVersion.CURRENT),
+        implementation.getProperty("name", "sgm-java"),
+        implementation.getProperty("version", "unknown"),
+        capabilities,
+        plugins.profileFeatures(),
+        List.of(new DiscoveryDocument.ReferenceKind(dev.sgm.api.ContentReference.KIND, true)),
+        validator.maxRecordBytes(),
+        RetrieveQuery.MAX_LIMIT);
+  }
+
+  private static Properties implementation() {
+    Properties properties = new Properties();
+    try (InputStream in = CoreModule.class.getResourceAsStream("implementation.properties")) {
+      if (in != null) {
+        properties.load(in);
+      }
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.WARNING, "implementation.properties cannot be read", e);
+    }
+    return properties;
+  }
+
+  @Provides
+  @Singleton
+  static Engine engine(
+      Storage storage,
+      RecordValidator validator,
+      ActivePlugins plugins,
+      Clock clock,
+      DiscoveryDocument discovery) {
+    return new Engine(storage, validator, new RecordIndexer(), plugins, clock, discovery);
+  }
+}

@@ -1,0 +1,460 @@
+package dev.sgm.core;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.BatchStoreRequest;
+import dev.sgm.api.BatchStoreResult;
+import dev.sgm.api.Caller;
+import dev.sgm.api.ContentReference;
+import dev.sgm.api.DeleteRequest;
+import dev.sgm.api.DeleteResult;
+import dev.sgm.api.DiscoverRequest;
+import dev.sgm.api.DiscoveryDocument;
+import dev.sgm.api.ErrorCode;
+import dev.sgm.api.FieldError;
+import dev.sgm.api.Json;
+import dev.sgm.api.MemoryRecord;
+import dev.sgm.api.ProtocolVersion;
+import dev.sgm.api.PutContentRequest;
+import dev.sgm.api.ReadRequest;
+import dev.sgm.api.ReadResult;
+import dev.sgm.api.RetrieveQuery;
+import dev.sgm.api.RetrieveResult;
+import dev.sgm.api.Scope;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.SgmService;
+import dev.sgm.api.StoreRequest;
+import dev.sgm.api.StoreResult;
+import dev.sgm.api.StoredContent;
+import dev.sgm.api.Timestamps;
+import dev.sgm.api.spi.Profile;
+import dev.sgm.api.spi.ProfileOperation;
+import dev.sgm.api.spi.RecordIndex.FieldValue;
+import dev.sgm.api.spi.Storage;
+import dev.sgm.api.spi.StoragePage;
+import dev.sgm.api.spi.StorageQuery;
+import dev.sgm.api.spi.StorageTransaction;
+import dev.sgm.api.spi.StoredRecord;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The SGM engine: the one implementation of {@link SgmService}. It decides every semantic of the
+ * contract (validation, server-set fields, idempotence, versions, conflicts, scope modes, paging)
+ * and leaves storage only the keeping and finding of rows.
+ */
+final class Engine implements SgmService {
+  private static final List<String> CORE_OPERATIONS =
+      List.of("discover", "store", "store_batch", "read", "retrieve", "delete", "put_content");
+
+  private final Storage storage;
+  private final RecordValidator validator;
+  private final RecordIndexer indexer;
+  private final ActivePlugins plugins;
+  private final Clock clock;
+  private final DiscoveryDocument discovery;
+
+  Engine(
+      Storage storage,
+      RecordValidator validator,
+      RecordIndexer indexer,
+      ActivePlugins plugins,
+      Clock clock,
+      DiscoveryDocument discovery) {
+    this.storage = storage;
+    this.validator = validator;
+    this.indexer = indexer;
+    this.plugins = plugins;
+    this.clock = clock;
+    this.discovery = discovery;
+  }
+
+  @Override
+  public DiscoveryDocument discover(Caller caller, DiscoverRequest request) {
+    DiscoveryDocument document = discovery;
+    if (!request.acceptVersions().isEmpty()) {
+      boolean compatible = false;
+      for (String accepted : request.acceptVersions()) {
+        ProtocolVersion version = ProtocolVersion.parse(accepted);
+        compatible |= document.supportedVersions().stream().anyMatch(version::isCompatibleWith);
+      }
+      if (!compatible) {
+        String reason =
+            "none of "
+                + request.acceptVersions()
+                + " is compatible with the supported versions "
+                + document.supportedVersions();
+        throw new SgmException(
+            ErrorCode.UNSUPPORTED_VERSION,
+            reason,
+            List.of(new FieldError("accept_versions", reason)));
+      }
+    }
+    return document;
+  }
+
+  @Override
+  public StoreResult store(Caller caller, StoreRequest request) {
+    ObjectNode record = prepare(request.record());
+    return storage.inTransaction(
+        tx -> apply(tx, caller, record, request.expectedVersion(), request.ifAbsent()));
+  }
+
+  @Override
+  public BatchStoreResult storeBatch(Caller caller, BatchStoreRequest request) {
+    List<ObjectNode> records = new ArrayList<>(request.records().size());
+    for (int i = 0; i < request.records().size(); i++) {
+      try {
+        records.add(prepare(request.records().get(i)));
+      } catch (SgmException e) {
+        throw e.withFieldPrefix("records[" + i + "].");
+      }
+    }
+    return storage.inTransaction(
+        tx -> {
+          List<BatchStoreResult.Item> items = new ArrayList<>(records.size());
+          for (int i = 0; i < records.size(); i++) {
+            StoreResult result;
+            try {
+              result = apply(tx, caller, records.get(i), null, request.ifAbsent());
+            } catch (SgmException e) {
+              throw e.withFieldPrefix("records[" + i + "].");
+            }
+            MemoryRecord stored = result.record();
+            items.add(
+                new BatchStoreResult.Item(
+                    stored.scope(),
+                    stored.id(),
+                    stored.version(),
+                    result.created(),
+                    result.changed()));
+          }
+          return new BatchStoreResult(items);
+        });
+  }
+
+  /**
+   * Validates a record (core rules, then the owning profile's) and returns a private copy to
+   * complete.
+   */
+  private ObjectNode prepare(JsonNode json) {
+    ObjectNode record = validator.validate(json).deepCopy();
+    Profile owner = plugins.ownerOf(record.path("type").asText());
+    if (owner != null) {
+      owner.validate(record);
+    }
+    return record;
+  }
+
+  private StoreResult apply(
+      StorageTransaction tx,
+      Caller caller,
+      ObjectNode validated,
+      Long expectedVersion,
+      boolean ifAbsent) {
+    // A fresh copy per attempt: storage may run this work again after a concurrent-write retry.
+    ObjectNode record = validated.deepCopy();
+    Scope scope = Scope.fromJson(record.get("scope"), "scope", ErrorCode.INVALID_RECORD);
+    String id = record.get("id").textValue();
+    Optional<StoredRecord> existing = tx.findForUpdate(scope, id);
+    StoredRecord live = existing.filter(r -> !r.deleted()).orElse(null);
+    if (ifAbsent && live != null) {
+      throw new SgmException(
+          ErrorCode.CONFLICT,
+          "record " + scope.qualify(id) + " already exists (version " + live.version() + ")");
+    }
+    if (expectedVersion != null) {
+      if (live == null) {
+        throw new SgmException(
+            ErrorCode.CONFLICT,
+            "expected version "
+                + expectedVersion
+                + " of "
+                + scope.qualify(id)
+                + ", but it does not exist");
+      }
+      if (live.version() != expectedVersion) {
+        throw new SgmException(
+            ErrorCode.CONFLICT,
+            "expected version "
+                + expectedVersion
+                + " of "
+                + scope.qualify(id)
+                + ", but the stored version is "
+                + live.version());
+      }
+    }
+    Instant now = clock.instant();
+    String nowText = Timestamps.format(now);
+    caller.principal().ifPresent(p -> ((ObjectNode) record.get("provenance")).put("principal", p));
+    long version;
+    if (live != null) {
+      ObjectNode stored = (ObjectNode) Json.parse(live.document());
+      fillServerFields(record, stored.path("created_at").asText(), caller, stored);
+      if (sameDocument(record, stored)) {
+        return new StoreResult(MemoryRecord.of(stored), false, false);
+      }
+      version = live.version() + 1;
+    } else {
+      fillServerFields(record, nowText, caller, null);
+      // A record re-created over a hidden (deleted) one keeps counting, so versions never repeat.
+      version = existing.map(r -> r.version() + 1).orElse(1L);
+    }
+    record.put("version", version);
+    record.put("updated_at", nowText);
+    Instant createdAt = Timestamps.tryParse(record.get("created_at").textValue());
+    tx.put(
+        new StoredRecord(
+            scope,
+            id,
+            record.get("type").textValue(),
+            version,
+            Timestamps.toMicros(createdAt),
+            Timestamps.toMicros(now),
+            false,
+            Json.write(record),
+            indexer.index(record)));
+    return new StoreResult(MemoryRecord.of(record), live == null, true);
+  }
+
+  /**
+   * Sets the server-set fields the client left out; never overwrites a client's value. On an update
+   * the values come from the stored record, so that re-sending the same document is recognised as
+   * unchanged.
+   */
+  private static void fillServerFields(
+      ObjectNode record, String createdAt, Caller caller, ObjectNode stored) {
+    if (!record.has("created_at")) {
+      record.put("created_at", createdAt);
+    }
+    if (!record.has("schema_version")) {
+      record.put(
+          "schema_version",
+          stored != null && stored.has("schema_version")
+              ? stored.get("schema_version").asText()
+              : ProtocolVersion.SCHEMA_VERSION);
+    }
+    ObjectNode provenance = (ObjectNode) record.get("provenance");
+    JsonNode storedProvenance = stored == null ? null : stored.get("provenance");
+    if (!provenance.has("created_at")) {
+      provenance.put(
+          "created_at",
+          storedProvenance != null && storedProvenance.has("created_at")
+              ? storedProvenance.get("created_at").asText()
+              : record.get("created_at").asText());
+    }
+    if (!provenance.has("origin")) {
+      provenance.put(
+          "origin",
+          storedProvenance != null && storedProvenance.has("origin")
+              ? storedProvenance.get("origin").asText()
+              : caller.origin());
+    }
+  }
+
+  /** Equal as JSON values, ignoring the always-server-managed version and updated_at. */
+  private static boolean sameDocument(ObjectNode candidate, ObjectNode stored) {
+    ObjectNode a = candidate.deepCopy();
+    ObjectNode b = stored.deepCopy();
+    for (ObjectNode node : List.of(a, b)) {
+      node.remove("version");
+      node.remove("updated_at");
+    }
+    return a.equals(b);
+  }
+
+  @Override
+  public ReadResult read(Caller caller, ReadRequest request) {
+    StoredRecord row =
+        storage
+            .find(request.scope(), request.id())
+            .filter(r -> !r.deleted())
+            .orElseThrow(() -> notFound(request.scope(), request.id()));
+    MemoryRecord record = MemoryRecord.of((ObjectNode) Json.parse(row.document()));
+    if (!request.resolve() || record.reference().isEmpty()) {
+      return ReadResult.of(record);
+    }
+    JsonNode reference = record.reference().get();
+    String kind = reference.path("kind").asText("");
+    if (!ContentReference.KIND.equals(kind)) {
+      return new ReadResult(
+          record,
+          true,
+          null,
+          false,
+          "reference kind '"
+              + kind
+              + "' cannot be resolved here; resolvable kinds: [content-hash]");
+    }
+    String hash = reference.path("hash").asText("");
+    Optional<StoredContent> content = storage.getContent(hash);
+    if (content.isEmpty()) {
+      return new ReadResult(
+          record, true, null, false, "content " + hash + " is not held by this implementation");
+    }
+    StoredContent held = content.get();
+    boolean binary = !"utf-8".equals(held.reference().encoding());
+    String body =
+        binary
+            ? Base64.getEncoder().encodeToString(held.bytes())
+            : new String(held.bytes(), StandardCharsets.UTF_8);
+    return new ReadResult(record, true, body, binary, null);
+  }
+
+  private static SgmException notFound(Scope scope, String id) {
+    return new SgmException(ErrorCode.NOT_FOUND, "no record " + scope.qualify(id));
+  }
+
+  @Override
+  public RetrieveResult retrieve(Caller caller, RetrieveQuery query) {
+    List<String> terms = List.of();
+    RetrieveQuery.OrderBy orderBy = query.orderBy();
+    if (query.text() != null) {
+      terms = List.copyOf(new LinkedHashSet<>(RecordIndexer.terms(query.text())));
+    }
+    if (terms.isEmpty() && orderBy == RetrieveQuery.OrderBy.RELEVANCE) {
+      // Nothing to score by: every record scores the same, so the tie-breaker order applies.
+      orderBy = RetrieveQuery.OrderBy.UPDATED_AT;
+    }
+    List<FieldValue> filters = new ArrayList<>();
+    for (Map.Entry<String, JsonNode> e : query.filter().entrySet()) {
+      filters.add(new FieldValue(e.getKey(), RecordIndexer.normalise(e.getValue())));
+    }
+    Cursors.Cursor cursor = query.cursor() == null ? null : Cursors.decode(query);
+    StoragePage page =
+        storage.query(
+            new StorageQuery(
+                query.scope(),
+                query.scopeMode(),
+                query.ids(),
+                query.types(),
+                query.tags(),
+                query.tagsMode() == RetrieveQuery.TagsMode.ANY,
+                terms,
+                filters,
+                micros(query.createdAfter()),
+                micros(query.createdBefore()),
+                micros(query.updatedAfter()),
+                orderBy,
+                query.ascending(),
+                query.limit() + 1,
+                cursor == null ? null : cursor.after(),
+                cursor == null ? -1 : cursor.mark()));
+    List<StoragePage.Row> rows = page.rows();
+    String next = null;
+    if (rows.size() > query.limit()) {
+      rows = rows.subList(0, query.limit());
+      next = Cursors.encode(query, rows.get(rows.size() - 1).position(), page.mark());
+    }
+    List<MemoryRecord> records = new ArrayList<>(rows.size());
+    for (StoragePage.Row row : rows) {
+      records.add(MemoryRecord.of((ObjectNode) Json.parse(row.document())));
+    }
+    return new RetrieveResult(records, page.total(), next);
+  }
+
+  private static Long micros(Instant instant) {
+    return instant == null ? null : Timestamps.toMicros(instant);
+  }
+
+  @Override
+  public DeleteResult delete(Caller caller, DeleteRequest request) {
+    boolean soft = plugins.keepsDeletedRecords();
+    return storage.inTransaction(
+        tx -> {
+          StoredRecord live =
+              tx.findForUpdate(request.scope(), request.id())
+                  .filter(r -> !r.deleted())
+                  .orElseThrow(() -> notFound(request.scope(), request.id()));
+          if (request.expectedVersion() != null && live.version() != request.expectedVersion()) {
+            throw new SgmException(
+                ErrorCode.CONFLICT,
+                "expected version "
+                    + request.expectedVersion()
+                    + " of "
+                    + request.scope().qualify(request.id())
+                    + ", but the stored version is "
+                    + live.version());
+          }
+          if (soft) {
+            tx.put(
+                new StoredRecord(
+                    live.scope(),
+                    live.id(),
+                    live.type(),
+                    live.version(),
+                    live.createdMicros(),
+                    Timestamps.toMicros(clock.instant()),
+                    true,
+                    live.document(),
+                    live.index()));
+          } else {
+            tx.remove(request.scope(), request.id());
+          }
+          return new DeleteResult(soft);
+        });
+  }
+
+  @Override
+  public ContentReference putContent(Caller caller, PutContentRequest request) {
+    byte[] bytes = request.bytes();
+    if (bytes.length > validator.maxRecordBytes()) {
+      throw new SgmException(
+          ErrorCode.TOO_LARGE,
+          "content: is "
+              + bytes.length
+              + " bytes; the limit is "
+              + validator.maxRecordBytes()
+              + " bytes",
+          List.of(
+              new FieldError("content", "larger than " + validator.maxRecordBytes() + " bytes")));
+    }
+    ContentReference reference =
+        new ContentReference(
+            RecordIndexer.sha256(bytes), request.text() ? "utf-8" : "binary", bytes.length);
+    storage.putContent(reference, bytes);
+    return reference;
+  }
+
+  @Override
+  public Optional<StoredContent> getContent(Caller caller, String hash) {
+    return storage.getContent(hash);
+  }
+
+  @Override
+  public JsonNode invoke(Caller caller, String operation, JsonNode request) {
+    return switch (operation) {
+      case "discover" -> discover(caller, DiscoverRequest.fromJson(request)).toJson();
+      case "store" -> store(caller, StoreRequest.fromJson(request)).toJson();
+      case "store_batch" -> storeBatch(caller, BatchStoreRequest.fromJson(request)).toJson();
+      case "read" -> read(caller, ReadRequest.fromJson(request)).toJson();
+      case "retrieve" -> retrieve(caller, RetrieveQuery.fromJson(request)).toJson();
+      case "delete" -> delete(caller, DeleteRequest.fromJson(request)).toJson();
+      case "put_content" ->
+          putContent(caller, PutContentRequest.fromJson(request)).toResponseJson();
+      default -> {
+        ProfileOperation op = plugins.operation(operation);
+        if (op == null) {
+          throw new SgmException(
+              ErrorCode.UNSUPPORTED_CAPABILITY,
+              "operation '" + operation + "' is not offered here; available: " + operations());
+        }
+        yield op.invoke(caller, request);
+      }
+    };
+  }
+
+  @Override
+  public List<String> operations() {
+    List<String> all = new ArrayList<>(CORE_OPERATIONS);
+    all.addAll(plugins.operationNames());
+    return List.copyOf(all);
+  }
+}

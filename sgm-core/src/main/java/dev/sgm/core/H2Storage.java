@@ -1,0 +1,462 @@
+package dev.sgm.core;
+
+import dev.sgm.api.ContentReference;
+import dev.sgm.api.ErrorCode;
+import dev.sgm.api.Scope;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.StoredContent;
+import dev.sgm.api.spi.RecordIndex;
+import dev.sgm.api.spi.Storage;
+import dev.sgm.api.spi.StoragePage;
+import dev.sgm.api.spi.StorageQuery;
+import dev.sgm.api.spi.StorageQuery.Position;
+import dev.sgm.api.spi.StorageTransaction;
+import dev.sgm.api.spi.StoredRecord;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.h2.jdbcx.JdbcConnectionPool;
+
+/**
+ * The embedded H2 store. Every unit of work is one JDBC transaction; commits are written through
+ * before they return ({@code WRITE_DELAY=0}), so an acknowledged store survives the process being
+ * killed. Scopes are indexed by their pairs, so descendants are found without scanning records.
+ */
+final class H2Storage implements Storage {
+  private static final System.Logger LOG = System.getLogger(H2Storage.class.getName());
+  private static final int MAX_ATTEMPTS = 20;
+
+  private final JdbcConnectionPool pool;
+  private final String description;
+  private final AtomicLong sequence;
+  private final Set<String> indexedScopes = ConcurrentHashMap.newKeySet();
+
+  H2Storage(String url, String description) {
+    this.description = description;
+    this.pool = JdbcConnectionPool.create(url, "sgm", "");
+    pool.setMaxConnections(32);
+    try {
+      H2Schema.migrate(pool);
+      this.sequence = new AtomicLong(currentSequence());
+    } catch (SQLException e) {
+      pool.dispose();
+      if (e.getErrorCode() == org.h2.api.ErrorCode.DATABASE_ALREADY_OPEN_1
+          || String.valueOf(e.getMessage()).contains("already in use")) {
+        throw new SgmException(
+            ErrorCode.UNAVAILABLE,
+            "the data store " + description + " is in use by another process");
+      }
+      throw new SgmException(
+          ErrorCode.UNAVAILABLE,
+          "the data store " + description + " cannot be opened: " + e.getMessage());
+    }
+  }
+
+  private long currentSequence() throws SQLException {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT COALESCE(MAX(seq), 0) FROM records")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  @Override
+  public String describe() {
+    return description;
+  }
+
+  /** Wraps SQL failures inside transaction work so they reach the retry loop. */
+  private static final class SqlFailure extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    SqlFailure(SQLException cause) {
+      super(cause);
+    }
+
+    SQLException sql() {
+      return (SQLException) getCause();
+    }
+  }
+
+  @Override
+  public <T> T inTransaction(Function<StorageTransaction, T> work) {
+    for (int attempt = 1; ; attempt++) {
+      try (Connection connection = pool.getConnection()) {
+        connection.setAutoCommit(false);
+        Tx tx = new Tx(connection);
+        try {
+          T result = work.apply(tx);
+          connection.commit();
+          indexedScopes.addAll(tx.newScopes);
+          return result;
+        } catch (SqlFailure e) {
+          rollback(connection);
+          if (!retryable(e.sql()) || attempt >= MAX_ATTEMPTS) {
+            throw storageError(e.sql());
+          }
+        } catch (RuntimeException | Error e) {
+          rollback(connection);
+          throw e;
+        } catch (SQLException e) {
+          rollback(connection);
+          if (!retryable(e) || attempt >= MAX_ATTEMPTS) {
+            throw storageError(e);
+          }
+        }
+      } catch (SQLException e) {
+        throw storageError(e);
+      }
+      backOff(attempt);
+    }
+  }
+
+  private static void backOff(int attempt) {
+    try {
+      Thread.sleep(Math.min(50, attempt * (long) (1 + Math.random() * 3)));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SgmException(ErrorCode.UNAVAILABLE, "interrupted while retrying a write");
+    }
+  }
+
+  private static void rollback(Connection connection) {
+    try {
+      connection.rollback();
+    } catch (SQLException e) {
+      LOG.log(System.Logger.Level.WARNING, "rollback failed", e);
+    }
+  }
+
+  /** Conflicts between concurrent transactions, which a retry resolves. */
+  private static boolean retryable(SQLException e) {
+    int code = e.getErrorCode();
+    return code == org.h2.api.ErrorCode.DUPLICATE_KEY_1
+        || code == org.h2.api.ErrorCode.CONCURRENT_UPDATE_1
+        || code == org.h2.api.ErrorCode.DEADLOCK_1
+        || code == org.h2.api.ErrorCode.LOCK_TIMEOUT_1
+        || code == org.h2.api.ErrorCode.ROW_NOT_FOUND_IN_PRIMARY_INDEX;
+  }
+
+  /** Nothing of the SQL reaches a client; the details go to the log. */
+  private static SgmException storageError(SQLException e) {
+    LOG.log(System.Logger.Level.ERROR, "storage failure", e);
+    return new SgmException(ErrorCode.INTERNAL, "the storage failed; see the server log");
+  }
+
+  private final class Tx implements StorageTransaction {
+    private final Connection connection;
+    private final Set<String> newScopes = new HashSet<>();
+
+    Tx(Connection connection) {
+      this.connection = connection;
+    }
+
+    @Override
+    public Optional<StoredRecord> findForUpdate(Scope scope, String id) {
+      try {
+        return H2Storage.find(connection, scope, id, true);
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    @Override
+    public void put(StoredRecord record) {
+      try {
+        long seq = sequence.incrementAndGet();
+        String scopeKey = record.scope().canonical();
+        Long pk = null;
+        boolean wasDeleted = false;
+        try (PreparedStatement ps =
+            connection.prepareStatement(
+                "SELECT pk, deleted FROM records WHERE scope_key = ? AND id = ?")) {
+          ps.setString(1, scopeKey);
+          ps.setString(2, record.id());
+          try (ResultSet rs = ps.executeQuery()) {
+            if (rs.next()) {
+              pk = rs.getLong(1);
+              wasDeleted = rs.getBoolean(2);
+            }
+          }
+        }
+        if (pk == null) {
+          try (PreparedStatement ps =
+              connection.prepareStatement(
+                  "INSERT INTO records(scope_key, id, type, version, created_us, updated_us,"
+                      + " created_seq, seq, deleted, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                  Statement.RETURN_GENERATED_KEYS)) {
+            ps.setString(1, scopeKey);
+            ps.setString(2, record.id());
+            bindRow(ps, 3, record, seq);
+            ps.setLong(7, seq);
+            ps.setLong(8, seq);
+            ps.setBoolean(9, record.deleted());
+            ps.setString(10, record.document());
+            ps.executeUpdate();
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+              keys.next();
+              pk = keys.getLong(1);
+            }
+          }
+        } else {
+          try (PreparedStatement ps =
+              connection.prepareStatement(
+                  "UPDATE records SET type = ?, version = ?, created_us = ?, updated_us = ?,"
+                      + " created_seq = CASE WHEN ? THEN ? ELSE created_seq END, seq = ?,"
+                      + " deleted = ?, doc = ? WHERE pk = ?")) {
+            bindRow(ps, 1, record, seq);
+            // A row brought back from deletion counts as created now, for paging marks.
+            ps.setBoolean(5, wasDeleted && !record.deleted());
+            ps.setLong(6, seq);
+            ps.setLong(7, seq);
+            ps.setBoolean(8, record.deleted());
+            ps.setString(9, record.document());
+            ps.setLong(10, pk);
+            ps.executeUpdate();
+          }
+          deleteIndex(connection, pk);
+        }
+        writeIndex(pk, record.index());
+        indexScope(record.scope());
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    private void bindRow(PreparedStatement ps, int first, StoredRecord record, long seq)
+        throws SQLException {
+      ps.setString(first, record.type());
+      ps.setLong(first + 1, record.version());
+      ps.setLong(first + 2, record.createdMicros());
+      ps.setLong(first + 3, record.updatedMicros());
+    }
+
+    private void writeIndex(long pk, RecordIndex index) throws SQLException {
+      if (!index.tags().isEmpty()) {
+        try (PreparedStatement ps =
+            connection.prepareStatement("INSERT INTO record_tags(tag, pk) VALUES (?, ?)")) {
+          for (String tag : index.tags()) {
+            ps.setString(1, tag);
+            ps.setLong(2, pk);
+            ps.addBatch();
+          }
+          ps.executeBatch();
+        }
+      }
+      if (!index.terms().isEmpty()) {
+        try (PreparedStatement ps =
+            connection.prepareStatement(
+                "INSERT INTO record_terms(term, pk, weight) VALUES (?, ?, ?)")) {
+          for (Map.Entry<String, Integer> term : index.terms().entrySet()) {
+            ps.setString(1, term.getKey());
+            ps.setLong(2, pk);
+            ps.setInt(3, term.getValue());
+            ps.addBatch();
+          }
+          ps.executeBatch();
+        }
+      }
+      if (!index.fields().isEmpty()) {
+        try (PreparedStatement ps =
+            connection.prepareStatement(
+                "MERGE INTO record_fields(path, val, pk) KEY(path, val, pk) VALUES (?, ?, ?)")) {
+          for (RecordIndex.FieldValue field : index.fields()) {
+            ps.setString(1, field.path());
+            ps.setString(2, field.value());
+            ps.setLong(3, pk);
+            ps.addBatch();
+          }
+          ps.executeBatch();
+        }
+      }
+    }
+
+    private void indexScope(Scope scope) throws SQLException {
+      String key = scope.canonical();
+      if (indexedScopes.contains(key) || newScopes.contains(key)) {
+        return;
+      }
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              "MERGE INTO scope_pairs(pair, scope_key, pairs) KEY(pair, scope_key) VALUES (?, ?, ?)")) {
+        for (String pair : scope.canonicalPairs()) {
+          ps.setString(1, pair);
+          ps.setString(2, key);
+          ps.setInt(3, scope.pairs().size());
+          ps.addBatch();
+        }
+        ps.executeBatch();
+      }
+      newScopes.add(key);
+    }
+
+    @Override
+    public void remove(Scope scope, String id) {
+      try {
+        Optional<Long> pk = Optional.empty();
+        try (PreparedStatement ps =
+            connection.prepareStatement("SELECT pk FROM records WHERE scope_key = ? AND id = ?")) {
+          ps.setString(1, scope.canonical());
+          ps.setString(2, id);
+          try (ResultSet rs = ps.executeQuery()) {
+            if (rs.next()) {
+              pk = Optional.of(rs.getLong(1));
+            }
+          }
+        }
+        if (pk.isPresent()) {
+          deleteIndex(connection, pk.get());
+          try (PreparedStatement ps =
+              connection.prepareStatement("DELETE FROM records WHERE pk = ?")) {
+            ps.setLong(1, pk.get());
+            ps.executeUpdate();
+          }
+        }
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+  }
+
+  private static void deleteIndex(Connection connection, long pk) throws SQLException {
+    for (String table : List.of("record_tags", "record_terms", "record_fields")) {
+      try (PreparedStatement ps =
+          connection.prepareStatement("DELETE FROM " + table + " WHERE pk = ?")) {
+        ps.setLong(1, pk);
+        ps.executeUpdate();
+      }
+    }
+  }
+
+  private static Optional<StoredRecord> find(
+      Connection connection, Scope scope, String id, boolean forUpdate) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "SELECT type, version, created_us, updated_us, deleted, doc FROM records"
+                + " WHERE scope_key = ? AND id = ?"
+                + (forUpdate ? " FOR UPDATE" : ""))) {
+      ps.setString(1, scope.canonical());
+      ps.setString(2, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        return Optional.of(
+            new StoredRecord(
+                scope,
+                id,
+                rs.getString(1),
+                rs.getLong(2),
+                rs.getLong(3),
+                rs.getLong(4),
+                rs.getBoolean(5),
+                rs.getString(6),
+                new RecordIndex(List.of(), Map.of(), List.of())));
+      }
+    }
+  }
+
+  @Override
+  public Optional<StoredRecord> find(Scope scope, String id) {
+    try (Connection connection = pool.getConnection()) {
+      return find(connection, scope, id, false);
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  @Override
+  public StoragePage query(StorageQuery query) {
+    long mark = query.mark() >= 0 ? query.mark() : sequence.get();
+    H2Query sql = H2Query.build(query, mark);
+    try (Connection connection = pool.getConnection()) {
+      long total;
+      try (PreparedStatement ps = connection.prepareStatement(sql.countSql())) {
+        sql.bindCount(ps);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          total = rs.getLong(1);
+        }
+      }
+      List<StoragePage.Row> rows = new ArrayList<>();
+      if (total > 0) {
+        try (PreparedStatement ps = connection.prepareStatement(sql.pageSql())) {
+          sql.bindPage(ps);
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              rows.add(
+                  new StoragePage.Row(rs.getString(2), new Position(rs.getLong(3), rs.getLong(1))));
+            }
+          }
+        }
+      }
+      return new StoragePage(rows, total, mark);
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  @Override
+  public void putContent(ContentReference reference, byte[] bytes) {
+    inTransaction(
+        tx -> {
+          try (PreparedStatement ps =
+              ((Tx) tx)
+                  .connection.prepareStatement(
+                      "MERGE INTO contents(hash, encoding, bytes, body) KEY(hash) VALUES (?, ?, ?, ?)")) {
+            ps.setString(1, reference.hash());
+            ps.setString(2, reference.encoding());
+            ps.setLong(3, reference.bytes());
+            ps.setBytes(4, bytes);
+            ps.executeUpdate();
+            return null;
+          } catch (SQLException e) {
+            throw new SqlFailure(e);
+          }
+        });
+  }
+
+  @Override
+  public Optional<StoredContent> getContent(String hash) {
+    try (Connection connection = pool.getConnection();
+        PreparedStatement ps =
+            connection.prepareStatement(
+                "SELECT encoding, bytes, body FROM contents WHERE hash = ?")) {
+      ps.setString(1, hash);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        return Optional.of(
+            new StoredContent(
+                new ContentReference(hash, rs.getString(1), rs.getLong(2)), rs.getBytes(3)));
+      }
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    try (Connection connection = pool.getConnection();
+        Statement s = connection.createStatement()) {
+      s.execute("SHUTDOWN");
+    } catch (SQLException e) {
+      LOG.log(System.Logger.Level.DEBUG, "shutdown of " + description + " reported", e);
+    } finally {
+      pool.dispose();
+    }
+  }
+}

@@ -1,0 +1,48 @@
+package dev.sgm.core;
+
+import dev.sgm.api.ErrorCode;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.Storage;
+import dev.sgm.api.spi.StorageContext;
+import dev.sgm.api.spi.StorageProvider;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.UUID;
+
+/**
+ * Provides the embedded H2 store ({@code storage=h2}, the default): a database file under {@code
+ * data.dir}, or, with {@code storage.memory=true}, a private in-memory database.
+ */
+public final class H2StorageProvider implements StorageProvider {
+  @Override
+  public String name() {
+    return "h2";
+  }
+
+  @Override
+  public Storage create(Config config, StorageContext context) {
+    if (config.getBoolean(ConfigLoader.STORAGE_MEMORY, false)) {
+      String name = "sgm-" + UUID.randomUUID();
+      return new H2Storage(
+          "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000", "h2 in memory");
+    }
+    Path dir = context.dataDirectory().toAbsolutePath();
+    try {
+      Files.createDirectories(dir);
+    } catch (IOException e) {
+      throw new SgmException(
+          ErrorCode.UNAVAILABLE,
+          "the data directory " + dir + " cannot be created: " + e.getMessage());
+    }
+    // WRITE_DELAY=0: a commit is written to the file before it returns, so an acknowledged store
+    // survives
+    // a crash of the process.
+    String url =
+        "jdbc:h2:file:"
+            + dir.resolve("sgm")
+            + ";WRITE_DELAY=0;LOCK_TIMEOUT=10000;DB_CLOSE_ON_EXIT=FALSE";
+    return new H2Storage(url, "h2 " + dir.resolve("sgm.mv.db"));
+  }
+}

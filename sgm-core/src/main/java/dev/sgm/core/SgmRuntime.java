@@ -1,0 +1,81 @@
+package dev.sgm.core;
+
+import dev.sgm.api.Caller;
+import dev.sgm.api.DiscoverRequest;
+import dev.sgm.api.DiscoveryDocument;
+import dev.sgm.api.SgmService;
+import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.Transport;
+import dev.sgm.api.spi.TransportProvider;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A running SGM engine: its operations, its discovery document, and the transports it serves. The
+ * entry point for embedding SGM in a Java process, for the CLI, and for servers.
+ *
+ * <pre>{@code
+ * try (SgmRuntime sgm = SgmRuntime.open(ConfigLoader.load(Map.of()))) {
+ *   sgm.service().store(Caller.embedded(), StoreRequest.of(record));
+ * }
+ * }</pre>
+ */
+public final class SgmRuntime implements AutoCloseable {
+  private final CoreComponent graph;
+  private final Config config;
+  private final List<Transport> started = new ArrayList<>();
+
+  private SgmRuntime(CoreComponent graph, Config config) {
+    this.graph = graph;
+    this.config = config;
+  }
+
+  /** Opens the engine: loads and checks plugins, opens (and migrates) storage. */
+  public static SgmRuntime open(Config config) {
+    return open(config, Clock.systemUTC());
+  }
+
+  /** As {@link #open(Config)}, stamping records with {@code clock}. */
+  public static SgmRuntime open(Config config, Clock clock) {
+    CoreComponent graph = DaggerCoreComponent.factory().create(config, clock);
+    graph.storage();
+    graph.engine();
+    return new SgmRuntime(graph, config);
+  }
+
+  /** The operations, for in-process callers and transports. */
+  public SgmService service() {
+    return graph.engine();
+  }
+
+  /** The discovery document this runtime advertises. */
+  public DiscoveryDocument discovery() {
+    return graph.engine().discover(Caller.embedded(), DiscoverRequest.any());
+  }
+
+  /** Where the data lives, for people to read. */
+  public String storageDescription() {
+    return graph.storage().describe();
+  }
+
+  /** Creates and starts every enabled transport; returns them in start order. */
+  public synchronized List<Transport> startTransports() throws Exception {
+    for (TransportProvider provider : graph.plugins().transports()) {
+      Transport transport = provider.create(config, this::service);
+      transport.start();
+      started.add(transport);
+    }
+    return List.copyOf(started);
+  }
+
+  /** Stops the transports (letting in-flight calls finish), then closes storage. */
+  @Override
+  public synchronized void close() {
+    for (int i = started.size() - 1; i >= 0; i--) {
+      started.get(i).close();
+    }
+    started.clear();
+    graph.storage().close();
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * The SGM engine: validation, versions, scope isolation, retrieval and discovery, assembled with
+ * Dagger from the profile, transport and storage plugins found on the module path, over the
+ * embedded H2 store by default.
+ */
+module dev.sgm.core {
+  requires transitive dev.sgm.api;
+  requires java.sql;
+  requires com.h2database;
+  requires dagger;
+  requires jakarta.inject;
+  requires java.logging;
+
+  exports dev.sgm.core;
+
+  uses dev.sgm.api.spi.ProfileProvider;
+  uses dev.sgm.api.spi.TransportProvider;
+  uses dev.sgm.api.spi.StorageProvider;
+
+  provides dev.sgm.api.spi.StorageProvider with
+      dev.sgm.core.H2StorageProvider;
+}

@@ -1,0 +1,41 @@
+package dev.sgm.tck;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sgm.api.Caller;
+import dev.sgm.api.Json;
+import dev.sgm.api.SgmException;
+import dev.sgm.core.ConfigLoader;
+import dev.sgm.core.SgmRuntime;
+import java.util.Map;
+
+/**
+ * The engine in this JVM on an in-memory store, spoken to through JSON text as a transport would.
+ */
+final class InProcess {
+  private static SgmRuntime runtime;
+
+  private InProcess() {}
+
+  static synchronized SgmRuntime runtime() {
+    if (runtime == null) {
+      runtime =
+          SgmRuntime.open(ConfigLoader.load(Map.of(ConfigLoader.STORAGE_MEMORY, "true"), Map.of()));
+      Runtime.getRuntime().addShutdownHook(new Thread(runtime::close));
+    }
+    return runtime;
+  }
+
+  /** A client that serialises every request and response, so nothing passes by reference. */
+  static SgmClient client() {
+    SgmRuntime sgm = runtime();
+    return (operation, request) -> {
+      JsonNode wireRequest = Json.parse(Json.write(request));
+      try {
+        return Json.parse(
+            Json.write(sgm.service().invoke(Caller.embedded(), operation, wireRequest)));
+      } catch (SgmException e) {
+        throw SgmException.fromJson(Json.parse(Json.write(e.toJson())));
+      }
+    };
+  }
+}

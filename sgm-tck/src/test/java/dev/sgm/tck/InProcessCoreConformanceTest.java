@@ -1,0 +1,9 @@
+package dev.sgm.tck;
+
+/** C1–C12 against the engine in this JVM. */
+class InProcessCoreConformanceTest extends CoreConformanceTck {
+  @Override
+  protected SgmClient client() {
+    return InProcess.client();
+  }
+}

@@ -1,0 +1,147 @@
+package dev.sgm.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+/**
+ * Proves the TCK can fail: each deliberately broken implementation is run through the suites, and
+ * exactly the tests of the rule it breaks must fail while the rest pass.
+ */
+class TckCanFailTest {
+
+  static class LeakyCore extends CoreConformanceTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.leaksSiblingScopes(InProcess.client());
+    }
+  }
+
+  static class CoercingCore extends CoreConformanceTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.coercesUnknownTypes(InProcess.client());
+    }
+  }
+
+  static class DuplicatingCore extends CoreConformanceTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.duplicatesOnRestore(InProcess.client());
+    }
+  }
+
+  static class ProvenanceDroppingCore extends CoreConformanceTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.dropsProvenance(InProcess.client());
+    }
+  }
+
+  static class EmptyIsErrorCore extends CoreConformanceTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.failsOnEmptyRetrieve(InProcess.client());
+    }
+  }
+
+  static class LeakyContract extends ContractTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.leaksSiblingScopes(InProcess.client());
+    }
+  }
+
+  static class HealthyCore extends CoreConformanceTck {
+    @Override
+    protected SgmClient client() {
+      return InProcess.client();
+    }
+  }
+
+  private record Outcome(Set<String> failed, Set<String> passed) {}
+
+  private static Outcome run(Class<?> suite) {
+    Set<String> failed = new TreeSet<>();
+    Set<String> passed = new TreeSet<>();
+    Launcher launcher = LauncherFactory.create();
+    launcher.execute(
+        LauncherDiscoveryRequestBuilder.request().selectors(selectClass(suite)).build(),
+        new TestExecutionListener() {
+          @Override
+          public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+            if (id.isTest() && id.getSource().orElse(null) instanceof MethodSource m) {
+              (result.getStatus() == TestExecutionResult.Status.SUCCESSFUL ? passed : failed)
+                  .add(m.getMethodName());
+            }
+          }
+        });
+    return new Outcome(failed, passed);
+  }
+
+  @Test
+  void theHealthyEngineFailsNothing() {
+    Outcome outcome = run(HealthyCore.class);
+    assertEquals(Set.of(), outcome.failed());
+    assertEquals(12, outcome.passed().size());
+  }
+
+  @Test
+  void siblingLeakageFailsC5() {
+    Outcome outcome = run(LeakyCore.class);
+    assertTrue(outcome.failed().contains("c05_noSiblingLeakage"), outcome.failed()::toString);
+    // Leaking every scope also leaks narrower ones (C6) and makes the refused record's scope look
+    // full.
+    assertTrue(
+        Set.of(
+                "c05_noSiblingLeakage",
+                "c06_noNarrowerLeakageWithoutRequest",
+                "c12_recordSchemaValidation")
+            .containsAll(outcome.failed()),
+        outcome.failed()::toString);
+    assertTrue(outcome.passed().contains("c04_unknownRecordTypeIsPreserved"));
+  }
+
+  @Test
+  void siblingLeakageFailsTheContractScopeTests() {
+    Outcome outcome = run(LeakyContract.class);
+    assertTrue(outcome.failed().contains("scope_descendants"), outcome.failed()::toString);
+    assertTrue(outcome.failed().contains("scope_exactIsTheDefault"), outcome.failed()::toString);
+    assertTrue(
+        outcome.passed().contains("lossless_numbersKeepTheirText"), outcome.passed()::toString);
+  }
+
+  @Test
+  void typeCoercionFailsC4() {
+    assertEquals(Set.of("c04_unknownRecordTypeIsPreserved"), run(CoercingCore.class).failed());
+  }
+
+  @Test
+  void duplicationOnRestoreFailsC2() {
+    assertEquals(Set.of("c02_storeIsIdempotentByIdentity"), run(DuplicatingCore.class).failed());
+  }
+
+  @Test
+  void droppedProvenanceFailsC3() {
+    assertEquals(
+        Set.of("c03_readReturnsFullProvenance"), run(ProvenanceDroppingCore.class).failed());
+  }
+
+  @Test
+  void anErrorForEmptyRetrieveFailsC10() {
+    Outcome outcome = run(EmptyIsErrorCore.class);
+    assertTrue(
+        outcome.failed().contains("c10_emptyRetrievalIsNotAnError"), outcome.failed()::toString);
+  }
+}
