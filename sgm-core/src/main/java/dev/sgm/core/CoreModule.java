@@ -116,9 +116,13 @@ final class CoreModule {
     LOG.log(
         System.Logger.Level.INFO,
         "loaded profiles: {0}; transports: {1}",
-        plugins.profileNames(),
-        plugins.transportNames());
+        names(plugins.profileNames()),
+        names(plugins.transportNames()));
     return plugins;
+  }
+
+  private static String names(List<String> names) {
+    return names.isEmpty() ? "none" : String.join(", ", names);
   }
 
   @Provides

@@ -16,6 +16,7 @@ import dev.sgm.api.Json;
 import dev.sgm.api.MemoryRecord;
 import dev.sgm.api.ProtocolVersion;
 import dev.sgm.api.PutContentRequest;
+import dev.sgm.api.RawNumberNode;
 import dev.sgm.api.ReadRequest;
 import dev.sgm.api.ReadResult;
 import dev.sgm.api.RetrieveQuery;
@@ -207,7 +208,9 @@ final class Engine implements SgmService {
       // A record re-created over a hidden (deleted) one keeps counting, so versions never repeat.
       version = existing.map(r -> r.version() + 1).orElse(1L);
     }
-    record.put("version", version);
+    // A raw number, like every number parsed from the wire, so stored and re-read trees compare
+    // equal.
+    record.set("version", RawNumberNode.of(version));
     record.put("updated_at", nowText);
     Instant createdAt = Timestamps.tryParse(record.get("created_at").textValue());
     tx.put(

@@ -48,7 +48,9 @@ final class H2Query {
     StringBuilder from = new StringBuilder("records r");
     if (!q.terms().isEmpty()) {
       // Every term must be present; the score is the sum of the record's weights for them.
-      from.append(" JOIN (SELECT pk, SUM(weight) AS score FROM record_terms WHERE term IN (")
+      from.append(" JOIN (SELECT pk, SUM(weight) AS score FROM record_terms WHERE ")
+          .append(scopeCondition("scope_key", q.scope(), q.scopeMode(), params))
+          .append(" AND term IN (")
           .append(placeholders(q.terms().size()))
           .append(") GROUP BY pk HAVING COUNT(*) = ?) t ON t.pk = r.pk");
       params.addAll(q.terms());
@@ -56,7 +58,7 @@ final class H2Query {
     }
     StringBuilder where = new StringBuilder(" WHERE r.deleted = FALSE AND r.created_seq <= ?");
     params.add(mark);
-    where.append(" AND ").append(scopeCondition(q.scope(), q.scopeMode(), params));
+    where.append(" AND ").append(scopeCondition("r.scope_key", q.scope(), q.scopeMode(), params));
     if (!q.ids().isEmpty()) {
       where.append(" AND r.id IN (").append(placeholders(q.ids().size())).append(')');
       params.addAll(q.ids());
@@ -68,19 +70,27 @@ final class H2Query {
     if (!q.tags().isEmpty()) {
       if (q.anyTag()) {
         where
-            .append(" AND r.pk IN (SELECT pk FROM record_tags WHERE tag IN (")
+            .append(" AND r.pk IN (SELECT pk FROM record_tags WHERE ")
+            .append(scopeCondition("scope_key", q.scope(), q.scopeMode(), params))
+            .append(" AND tag IN (")
             .append(placeholders(q.tags().size()))
             .append("))");
         params.addAll(q.tags());
       } else {
         for (String tag : q.tags()) {
-          where.append(" AND r.pk IN (SELECT pk FROM record_tags WHERE tag = ?)");
+          where
+              .append(" AND r.pk IN (SELECT pk FROM record_tags WHERE ")
+              .append(scopeCondition("scope_key", q.scope(), q.scopeMode(), params))
+              .append(" AND tag = ?)");
           params.add(tag);
         }
       }
     }
     for (FieldValue filter : q.filters()) {
-      where.append(" AND r.pk IN (SELECT pk FROM record_fields WHERE path = ? AND val = ?)");
+      where
+          .append(" AND r.pk IN (SELECT pk FROM record_fields WHERE ")
+          .append(scopeCondition("scope_key", q.scope(), q.scopeMode(), params))
+          .append(" AND path = ? AND val = ?)");
       params.add(filter.path());
       params.add(filter.value());
     }
@@ -124,35 +134,30 @@ final class H2Query {
         from.toString(), where.toString(), params, sort, keyset, keysetParams, order, q.limit());
   }
 
-  private static String scopeCondition(Scope scope, ScopeMode mode, List<Object> params) {
-    String ancestors = null;
-    String descendants = null;
+  /** The condition that {@code column} holds a scope the query covers; adds its parameters. */
+  private static String scopeCondition(
+      String column, Scope scope, ScopeMode mode, List<Object> params) {
     if (mode == ScopeMode.EXACT) {
       params.add(scope.canonical());
-      return "r.scope_key = ?";
+      return column + " = ?";
     }
-    List<Object> ancestorParams = new ArrayList<>();
-    List<Object> descendantParams = new ArrayList<>();
+    List<String> conditions = new ArrayList<>();
     if (mode == ScopeMode.ANCESTORS || mode == ScopeMode.LINEAGE) {
       List<Scope> all = scope.selfAndAncestors();
-      ancestors = "r.scope_key IN (" + placeholders(all.size()) + ")";
-      all.forEach(s -> ancestorParams.add(s.canonical()));
+      conditions.add(column + " IN (" + placeholders(all.size()) + ")");
+      all.forEach(s -> params.add(s.canonical()));
     }
     if (mode == ScopeMode.DESCENDANTS || mode == ScopeMode.LINEAGE) {
       List<String> pairs = scope.canonicalPairs();
-      descendants =
-          "r.scope_key IN (SELECT scope_key FROM scope_pairs WHERE pair IN ("
+      conditions.add(
+          column
+              + " IN (SELECT scope_key FROM scope_pairs WHERE pair IN ("
               + placeholders(pairs.size())
-              + ") GROUP BY scope_key HAVING COUNT(*) = ?)";
-      descendantParams.addAll(pairs);
-      descendantParams.add(pairs.size());
+              + ") GROUP BY scope_key HAVING COUNT(*) = ?)");
+      params.addAll(pairs);
+      params.add(pairs.size());
     }
-    params.addAll(ancestorParams);
-    params.addAll(descendantParams);
-    if (ancestors != null && descendants != null) {
-      return "(" + ancestors + " OR " + descendants + ")";
-    }
-    return ancestors != null ? ancestors : descendants;
+    return conditions.size() == 1 ? conditions.get(0) : "(" + String.join(" OR ", conditions) + ")";
   }
 
   private static String placeholders(int n) {

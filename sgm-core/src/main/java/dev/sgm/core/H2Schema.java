@@ -32,14 +32,15 @@ final class H2Schema {
               "CREATE INDEX records_by_updated ON records(scope_key, updated_us, pk)",
               "CREATE INDEX records_by_created ON records(scope_key, created_us, pk)",
               "CREATE INDEX records_by_seq ON records(seq)",
-              "CREATE TABLE record_tags (tag VARCHAR(1100) NOT NULL, pk BIGINT NOT NULL,"
-                  + " PRIMARY KEY (tag, pk))",
+              // Index tables lead with the scope: every query names one, so lookups stay within it.
+              "CREATE TABLE record_tags (scope_key VARCHAR(4200) NOT NULL, tag VARCHAR(1100) NOT NULL,"
+                  + " pk BIGINT NOT NULL, PRIMARY KEY (scope_key, tag, pk))",
               "CREATE INDEX record_tags_by_pk ON record_tags(pk)",
-              "CREATE TABLE record_terms (term VARCHAR(64) NOT NULL, pk BIGINT NOT NULL,"
-                  + " weight INT NOT NULL, PRIMARY KEY (term, pk))",
+              "CREATE TABLE record_terms (scope_key VARCHAR(4200) NOT NULL, term VARCHAR(64) NOT NULL,"
+                  + " pk BIGINT NOT NULL, weight INT NOT NULL, PRIMARY KEY (scope_key, term, pk))",
               "CREATE INDEX record_terms_by_pk ON record_terms(pk)",
-              "CREATE TABLE record_fields (path VARCHAR(1100) NOT NULL, val VARCHAR(1100) NOT NULL,"
-                  + " pk BIGINT NOT NULL, PRIMARY KEY (path, val, pk))",
+              "CREATE TABLE record_fields (scope_key VARCHAR(4200) NOT NULL, path VARCHAR(1100) NOT NULL,"
+                  + " val VARCHAR(1100) NOT NULL, pk BIGINT NOT NULL, PRIMARY KEY (scope_key, path, val, pk))",
               "CREATE INDEX record_fields_by_pk ON record_fields(pk)",
               "CREATE TABLE scope_pairs (pair VARCHAR(1100) NOT NULL, scope_key VARCHAR(4200) NOT NULL,"
                   + " pairs INT NOT NULL, PRIMARY KEY (pair, scope_key))",

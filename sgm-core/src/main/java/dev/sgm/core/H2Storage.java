@@ -18,6 +18,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -159,6 +160,9 @@ final class H2Storage implements Storage {
     private final Connection connection;
     private final Set<String> newScopes = new HashSet<>();
 
+    /** What this transaction read, so that a write can check nobody changed it since. */
+    private final Map<String, Optional<StoredRecord>> read = new HashMap<>();
+
     Tx(Connection connection) {
       this.connection = connection;
     }
@@ -166,7 +170,9 @@ final class H2Storage implements Storage {
     @Override
     public Optional<StoredRecord> findForUpdate(Scope scope, String id) {
       try {
-        return H2Storage.find(connection, scope, id, true);
+        Optional<StoredRecord> found = H2Storage.find(connection, scope, id, true);
+        read.put(scope.qualify(id), found);
+        return found;
       } catch (SQLException e) {
         throw new SqlFailure(e);
       }
@@ -177,18 +183,27 @@ final class H2Storage implements Storage {
       try {
         long seq = sequence.incrementAndGet();
         String scopeKey = record.scope().canonical();
+        Optional<StoredRecord> seen = read.get(record.scope().qualify(record.id()));
         Long pk = null;
         boolean wasDeleted = false;
-        try (PreparedStatement ps =
-            connection.prepareStatement(
-                "SELECT pk, deleted FROM records WHERE scope_key = ? AND id = ?")) {
-          ps.setString(1, scopeKey);
-          ps.setString(2, record.id());
-          try (ResultSet rs = ps.executeQuery()) {
-            if (rs.next()) {
-              pk = rs.getLong(1);
-              wasDeleted = rs.getBoolean(2);
+        // Seen absent in this transaction: insert, and let a concurrent insert fail it (and retry
+        // it) on
+        // the unique key rather than overwrite a row this transaction never read.
+        if (seen == null || seen.isPresent()) {
+          try (PreparedStatement ps =
+              connection.prepareStatement(
+                  "SELECT pk, deleted FROM records WHERE scope_key = ? AND id = ?")) {
+            ps.setString(1, scopeKey);
+            ps.setString(2, record.id());
+            try (ResultSet rs = ps.executeQuery()) {
+              if (rs.next()) {
+                pk = rs.getLong(1);
+                wasDeleted = rs.getBoolean(2);
+              }
             }
+          }
+          if (pk == null && seen != null) {
+            throw concurrentChange();
           }
         }
         if (pk == null) {
@@ -211,11 +226,18 @@ final class H2Storage implements Storage {
             }
           }
         } else {
+          // Optimistic check on top of the row lock: the row must still be as this transaction read
+          // it,
+          // otherwise the whole unit of work is retried against the new state.
+          StoredRecord before = seen == null ? null : seen.get();
           try (PreparedStatement ps =
               connection.prepareStatement(
                   "UPDATE records SET type = ?, version = ?, created_us = ?, updated_us = ?,"
                       + " created_seq = CASE WHEN ? THEN ? ELSE created_seq END, seq = ?,"
-                      + " deleted = ?, doc = ? WHERE pk = ?")) {
+                      + " deleted = ?, doc = ? WHERE pk = ?"
+                      + (seen == null
+                          ? ""
+                          : " AND version = ? AND deleted = ? AND updated_us = ?"))) {
             bindRow(ps, 1, record, seq);
             // A row brought back from deletion counts as created now, for paging marks.
             ps.setBoolean(5, wasDeleted && !record.deleted());
@@ -224,15 +246,29 @@ final class H2Storage implements Storage {
             ps.setBoolean(8, record.deleted());
             ps.setString(9, record.document());
             ps.setLong(10, pk);
-            ps.executeUpdate();
+            if (before != null) {
+              ps.setLong(11, before.version());
+              ps.setBoolean(12, before.deleted());
+              ps.setLong(13, before.updatedMicros());
+            }
+            if (ps.executeUpdate() == 0) {
+              throw concurrentChange();
+            }
           }
           deleteIndex(connection, pk);
         }
-        writeIndex(pk, record.index());
+        writeIndex(pk, scopeKey, record.index());
         indexScope(record.scope());
       } catch (SQLException e) {
         throw new SqlFailure(e);
       }
+    }
+
+    private static SQLException concurrentChange() {
+      return new SQLException(
+          "the row changed since this transaction read it",
+          "40001",
+          org.h2.api.ErrorCode.CONCURRENT_UPDATE_1);
     }
 
     private void bindRow(PreparedStatement ps, int first, StoredRecord record, long seq)
@@ -243,13 +279,15 @@ final class H2Storage implements Storage {
       ps.setLong(first + 3, record.updatedMicros());
     }
 
-    private void writeIndex(long pk, RecordIndex index) throws SQLException {
+    private void writeIndex(long pk, String scopeKey, RecordIndex index) throws SQLException {
       if (!index.tags().isEmpty()) {
         try (PreparedStatement ps =
-            connection.prepareStatement("INSERT INTO record_tags(tag, pk) VALUES (?, ?)")) {
+            connection.prepareStatement(
+                "INSERT INTO record_tags(scope_key, tag, pk) VALUES (?, ?, ?)")) {
           for (String tag : index.tags()) {
-            ps.setString(1, tag);
-            ps.setLong(2, pk);
+            ps.setString(1, scopeKey);
+            ps.setString(2, tag);
+            ps.setLong(3, pk);
             ps.addBatch();
           }
           ps.executeBatch();
@@ -258,11 +296,12 @@ final class H2Storage implements Storage {
       if (!index.terms().isEmpty()) {
         try (PreparedStatement ps =
             connection.prepareStatement(
-                "INSERT INTO record_terms(term, pk, weight) VALUES (?, ?, ?)")) {
+                "INSERT INTO record_terms(scope_key, term, pk, weight) VALUES (?, ?, ?, ?)")) {
           for (Map.Entry<String, Integer> term : index.terms().entrySet()) {
-            ps.setString(1, term.getKey());
-            ps.setLong(2, pk);
-            ps.setInt(3, term.getValue());
+            ps.setString(1, scopeKey);
+            ps.setString(2, term.getKey());
+            ps.setLong(3, pk);
+            ps.setInt(4, term.getValue());
             ps.addBatch();
           }
           ps.executeBatch();
@@ -271,11 +310,13 @@ final class H2Storage implements Storage {
       if (!index.fields().isEmpty()) {
         try (PreparedStatement ps =
             connection.prepareStatement(
-                "MERGE INTO record_fields(path, val, pk) KEY(path, val, pk) VALUES (?, ?, ?)")) {
+                "MERGE INTO record_fields(scope_key, path, val, pk) KEY(scope_key, path, val, pk)"
+                    + " VALUES (?, ?, ?, ?)")) {
           for (RecordIndex.FieldValue field : index.fields()) {
-            ps.setString(1, field.path());
-            ps.setString(2, field.value());
-            ps.setLong(3, pk);
+            ps.setString(1, scopeKey);
+            ps.setString(2, field.path());
+            ps.setString(3, field.value());
+            ps.setLong(4, pk);
             ps.addBatch();
           }
           ps.executeBatch();
