@@ -14,10 +14,12 @@ import java.util.Optional;
  * as a lossless tree, so what a client sent comes back identical.
  */
 public final class MemoryRecord {
-  private final ObjectNode json;
+  private volatile ObjectNode json;
+  private volatile String text;
 
-  private MemoryRecord(ObjectNode json) {
+  private MemoryRecord(ObjectNode json, String text) {
     this.json = json;
+    this.text = text;
   }
 
   /**
@@ -25,42 +27,65 @@ public final class MemoryRecord {
    * {@code json} afterwards; use {@link #json()} for a copy to change.
    */
   public static MemoryRecord of(ObjectNode json) {
-    return new MemoryRecord(Objects.requireNonNull(json, "json"));
+    return new MemoryRecord(Objects.requireNonNull(json, "json"), null);
+  }
+
+  /**
+   * Wraps a stored document's JSON text. It is parsed when a field is first asked for, so a record
+   * that is only passed on to a client as text is never parsed.
+   */
+  public static MemoryRecord ofStoredText(String text) {
+    return new MemoryRecord(null, Objects.requireNonNull(text, "text"));
   }
 
   /** A copy of the whole document. */
   public ObjectNode json() {
-    return json.deepCopy();
+    return view().deepCopy();
   }
 
   /** The document itself, for writing out without a copy. Do not modify. */
   public ObjectNode view() {
-    return json;
+    ObjectNode tree = json;
+    if (tree == null) {
+      tree = (ObjectNode) Json.parse(text);
+      json = tree;
+    }
+    return tree;
+  }
+
+  /** The document as compact JSON text, exactly as stored. */
+  public String text() {
+    String value = text;
+    if (value == null) {
+      value = Json.write(json);
+      text = value;
+    }
+    return value;
   }
 
   public String id() {
-    return json.path("id").asText();
+    return view().path("id").asText();
   }
 
   public String type() {
-    return json.path("type").asText();
+    return view().path("type").asText();
   }
 
   public Scope scope() {
-    return Scope.fromJson(json.get("scope"), "scope", ErrorCode.INVALID_RECORD);
+    return Scope.fromJson(view().get("scope"), "scope", ErrorCode.INVALID_RECORD);
   }
 
   /** The revision counter, 1 on creation. */
   public long version() {
-    return json.path("version").asLong();
+    return view().path("version").asLong();
   }
 
   public Instant createdAt() {
-    return Timestamps.tryParse(json.path("created_at").asText(null));
+    return Timestamps.tryParse(view().path("created_at").asText(null));
   }
 
   public Instant updatedAt() {
-    return Timestamps.tryParse(json.path("updated_at").asText(null));
+    return Timestamps.tryParse(view().path("updated_at").asText(null));
   }
 
   public Optional<String> title() {
@@ -73,28 +98,28 @@ public final class MemoryRecord {
 
   public List<String> tags() {
     List<String> tags = new ArrayList<>();
-    json.path("tags").forEach(t -> tags.add(t.asText()));
+    view().path("tags").forEach(t -> tags.add(t.asText()));
     return tags;
   }
 
   /** The provenance object. */
   public JsonNode provenance() {
-    return json.path("provenance");
+    return view().path("provenance");
   }
 
   /** The reference object, when the record has one. */
   public Optional<JsonNode> reference() {
-    JsonNode ref = json.get("reference");
+    JsonNode ref = view().get("reference");
     return ref != null && ref.isObject() ? Optional.of(ref) : Optional.empty();
   }
 
   /** The typed payload of a profile-owned type ({@code data}), or a missing node. */
   public JsonNode data() {
-    return json.path("data");
+    return view().path("data");
   }
 
   private Optional<String> text(String field) {
-    JsonNode node = json.get(field);
+    JsonNode node = view().get(field);
     return node != null && node.isTextual() ? Optional.of(node.textValue()) : Optional.empty();
   }
 
@@ -105,16 +130,16 @@ public final class MemoryRecord {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof MemoryRecord that && json.equals(that.json);
+    return o instanceof MemoryRecord that && view().equals(that.view());
   }
 
   @Override
   public int hashCode() {
-    return json.hashCode();
+    return view().hashCode();
   }
 
   @Override
   public String toString() {
-    return Json.write(json);
+    return text();
   }
 }

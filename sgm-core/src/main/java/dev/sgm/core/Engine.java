@@ -280,7 +280,7 @@ final class Engine implements SgmService {
             .find(request.scope(), request.id())
             .filter(r -> !r.deleted())
             .orElseThrow(() -> notFound(request.scope(), request.id()));
-    MemoryRecord record = MemoryRecord.of((ObjectNode) Json.parse(row.document()));
+    MemoryRecord record = MemoryRecord.ofStoredText(row.document());
     if (!request.resolve() || record.reference().isEmpty()) {
       return ReadResult.of(record);
     }
@@ -358,7 +358,7 @@ final class Engine implements SgmService {
     }
     List<MemoryRecord> records = new ArrayList<>(rows.size());
     for (StoragePage.Row row : rows) {
-      records.add(MemoryRecord.of((ObjectNode) Json.parse(row.document())));
+      records.add(MemoryRecord.ofStoredText(row.document()));
     }
     return new RetrieveResult(records, page.total(), next);
   }

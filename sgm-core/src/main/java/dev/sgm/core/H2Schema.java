@@ -5,7 +5,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
-import org.h2.jdbcx.JdbcConnectionPool;
 
 /**
  * Versioned schema migrations of the embedded store. Each migration runs once, in order, in its own
@@ -54,9 +53,8 @@ final class H2Schema {
     return MIGRATIONS.size();
   }
 
-  static void migrate(JdbcConnectionPool pool) throws SQLException {
-    try (Connection c = pool.getConnection();
-        Statement s = c.createStatement()) {
+  static void migrate(Connection c) throws SQLException {
+    try (Statement s = c.createStatement()) {
       s.execute("CREATE TABLE IF NOT EXISTS sgm_schema (version INT NOT NULL)");
       int current;
       try (ResultSet rs = s.executeQuery("SELECT MAX(version) FROM sgm_schema")) {
@@ -79,6 +77,7 @@ final class H2Schema {
         s.execute("INSERT INTO sgm_schema(version) VALUES (" + version + ")");
         c.commit();
       }
+      c.setAutoCommit(true);
     }
   }
 }

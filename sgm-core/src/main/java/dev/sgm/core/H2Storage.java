@@ -27,7 +27,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-import org.h2.jdbcx.JdbcConnectionPool;
 
 /**
  * The embedded H2 store. Every unit of work is one JDBC transaction; commits are written through
@@ -38,20 +37,21 @@ final class H2Storage implements Storage {
   private static final System.Logger LOG = System.getLogger(H2Storage.class.getName());
   private static final int MAX_ATTEMPTS = 20;
 
-  private final JdbcConnectionPool pool;
+  private final H2Connections connections;
   private final String description;
   private final AtomicLong sequence;
   private final Set<String> indexedScopes = ConcurrentHashMap.newKeySet();
 
   H2Storage(String url, String description) {
     this.description = description;
-    this.pool = JdbcConnectionPool.create(url, "sgm", "");
-    pool.setMaxConnections(32);
+    this.connections = new H2Connections(url, 32);
     try {
-      H2Schema.migrate(pool);
+      try (H2Connections.Lease lease = connections.lease()) {
+        H2Schema.migrate(lease.connection());
+      }
       this.sequence = new AtomicLong(currentSequence());
     } catch (SQLException e) {
-      pool.dispose();
+      connections.close();
       if (e.getErrorCode() == org.h2.api.ErrorCode.DATABASE_ALREADY_OPEN_1
           || String.valueOf(e.getMessage()).contains("already in use")) {
         throw new SgmException(
@@ -65,8 +65,8 @@ final class H2Storage implements Storage {
   }
 
   private long currentSequence() throws SQLException {
-    try (Connection c = pool.getConnection();
-        Statement s = c.createStatement();
+    try (H2Connections.Lease lease = connections.lease();
+        Statement s = lease.connection().createStatement();
         ResultSet rs = s.executeQuery("SELECT COALESCE(MAX(seq), 0) FROM records")) {
       rs.next();
       return rs.getLong(1);
@@ -94,12 +94,14 @@ final class H2Storage implements Storage {
   @Override
   public <T> T inTransaction(Function<StorageTransaction, T> work) {
     for (int attempt = 1; ; attempt++) {
-      try (Connection connection = pool.getConnection()) {
+      try (H2Connections.Lease lease = connections.lease()) {
+        Connection connection = lease.connection();
         connection.setAutoCommit(false);
         Tx tx = new Tx(connection);
         try {
           T result = work.apply(tx);
           connection.commit();
+          connection.setAutoCommit(true);
           indexedScopes.addAll(tx.newScopes);
           return result;
         } catch (SqlFailure e) {
@@ -170,7 +172,7 @@ final class H2Storage implements Storage {
     @Override
     public Optional<StoredRecord> findForUpdate(Scope scope, String id) {
       try {
-        Optional<StoredRecord> found = H2Storage.find(connection, scope, id, true);
+        Optional<StoredRecord> found = H2Storage.findForUpdate(connection, scope, id);
         read.put(scope.qualify(id), found);
         return found;
       } catch (SQLException e) {
@@ -381,38 +383,45 @@ final class H2Storage implements Storage {
     }
   }
 
-  private static Optional<StoredRecord> find(
-      Connection connection, Scope scope, String id, boolean forUpdate) throws SQLException {
-    try (PreparedStatement ps =
-        connection.prepareStatement(
-            "SELECT type, version, created_us, updated_us, deleted, doc FROM records"
-                + " WHERE scope_key = ? AND id = ?"
-                + (forUpdate ? " FOR UPDATE" : ""))) {
-      ps.setString(1, scope.canonical());
-      ps.setString(2, id);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return Optional.empty();
-        }
-        return Optional.of(
-            new StoredRecord(
-                scope,
-                id,
-                rs.getString(1),
-                rs.getLong(2),
-                rs.getLong(3),
-                rs.getLong(4),
-                rs.getBoolean(5),
-                rs.getString(6),
-                new RecordIndex(List.of(), Map.of(), List.of())));
+  private static final String FIND =
+      "SELECT type, version, created_us, updated_us, deleted, doc FROM records"
+          + " WHERE scope_key = ? AND id = ?";
+
+  private static final RecordIndex NOT_LOADED = new RecordIndex(List.of(), Map.of(), List.of());
+
+  private static Optional<StoredRecord> findForUpdate(Connection connection, Scope scope, String id)
+      throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement(FIND + " FOR UPDATE")) {
+      return find(ps, scope, id);
+    }
+  }
+
+  private static Optional<StoredRecord> find(PreparedStatement ps, Scope scope, String id)
+      throws SQLException {
+    ps.setString(1, scope.canonical());
+    ps.setString(2, id);
+    try (ResultSet rs = ps.executeQuery()) {
+      if (!rs.next()) {
+        return Optional.empty();
       }
+      return Optional.of(
+          new StoredRecord(
+              scope,
+              id,
+              rs.getString(1),
+              rs.getLong(2),
+              rs.getLong(3),
+              rs.getLong(4),
+              rs.getBoolean(5),
+              rs.getString(6),
+              NOT_LOADED));
     }
   }
 
   @Override
   public Optional<StoredRecord> find(Scope scope, String id) {
-    try (Connection connection = pool.getConnection()) {
-      return find(connection, scope, id, false);
+    try (H2Connections.Lease lease = connections.lease()) {
+      return find(lease.cached(FIND), scope, id);
     } catch (SQLException e) {
       throw storageError(e);
     }
@@ -422,7 +431,8 @@ final class H2Storage implements Storage {
   public StoragePage query(StorageQuery query) {
     long mark = query.mark() >= 0 ? query.mark() : sequence.get();
     H2Query sql = H2Query.build(query, mark);
-    try (Connection connection = pool.getConnection()) {
+    try (H2Connections.Lease lease = connections.lease()) {
+      Connection connection = lease.connection();
       long total;
       try (PreparedStatement ps = connection.prepareStatement(sql.countSql())) {
         sql.bindCount(ps);
@@ -471,10 +481,11 @@ final class H2Storage implements Storage {
 
   @Override
   public Optional<StoredContent> getContent(String hash) {
-    try (Connection connection = pool.getConnection();
+    try (H2Connections.Lease lease = connections.lease();
         PreparedStatement ps =
-            connection.prepareStatement(
-                "SELECT encoding, bytes, body FROM contents WHERE hash = ?")) {
+            lease
+                .connection()
+                .prepareStatement("SELECT encoding, bytes, body FROM contents WHERE hash = ?")) {
       ps.setString(1, hash);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
@@ -491,13 +502,13 @@ final class H2Storage implements Storage {
 
   @Override
   public void close() {
-    try (Connection connection = pool.getConnection();
-        Statement s = connection.createStatement()) {
+    try (H2Connections.Lease lease = connections.lease();
+        Statement s = lease.connection().createStatement()) {
       s.execute("SHUTDOWN");
     } catch (SQLException e) {
       LOG.log(System.Logger.Level.DEBUG, "shutdown of " + description + " reported", e);
     } finally {
-      pool.dispose();
+      connections.close();
     }
   }
 }

@@ -1,0 +1,124 @@
+package dev.sgm.core;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+
+/**
+ * A small pool of embedded H2 connections. Borrowing is a queue poll, which matters at the rate
+ * reads come in: H2's own pool wraps and resets each connection on every use, costing more than an
+ * indexed read.
+ */
+final class H2Connections implements AutoCloseable {
+  private final org.h2.Driver driver = new org.h2.Driver();
+  private final String url;
+  private final Properties credentials = new Properties();
+  private final BlockingQueue<Connection> idle;
+  private final Map<Connection, Map<String, PreparedStatement>> statements =
+      new ConcurrentHashMap<>();
+  private final Semaphore permits;
+  private volatile boolean closed;
+
+  H2Connections(String url, int max) {
+    this.url = url;
+    credentials.setProperty("user", "sgm");
+    credentials.setProperty("password", "");
+    idle = new ArrayBlockingQueue<>(max);
+    permits = new Semaphore(max);
+  }
+
+  /** A borrowed connection in auto-commit mode; closing the lease gives it back. */
+  final class Lease implements AutoCloseable {
+    private final Connection connection;
+
+    private Lease(Connection connection) {
+      this.connection = connection;
+    }
+
+    Connection connection() {
+      return connection;
+    }
+
+    /**
+     * A prepared statement kept with this connection for reuse, for the hottest queries. The caller
+     * must not close it.
+     */
+    PreparedStatement cached(String sql) throws SQLException {
+      Map<String, PreparedStatement> cache =
+          statements.computeIfAbsent(connection, c -> new HashMap<>());
+      PreparedStatement statement = cache.get(sql);
+      if (statement == null) {
+        statement = connection.prepareStatement(sql);
+        cache.put(sql, statement);
+      }
+      return statement;
+    }
+
+    @Override
+    public void close() {
+      release(connection);
+    }
+  }
+
+  Lease lease() throws SQLException {
+    try {
+      permits.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SQLException("interrupted while waiting for a connection", e);
+    }
+    Connection connection = idle.poll();
+    if (connection == null) {
+      try {
+        connection = driver.connect(url, credentials);
+      } catch (SQLException | RuntimeException e) {
+        permits.release();
+        throw e;
+      }
+    }
+    return new Lease(connection);
+  }
+
+  private void release(Connection connection) {
+    try {
+      boolean reusable = !closed && !connection.isClosed();
+      if (reusable && !connection.getAutoCommit()) {
+        connection.rollback();
+        connection.setAutoCommit(true);
+      }
+      if (!reusable || !idle.offer(connection)) {
+        statements.remove(connection);
+        connection.close();
+      }
+    } catch (SQLException e) {
+      statements.remove(connection);
+      try {
+        connection.close();
+      } catch (SQLException ignored) {
+        // Already broken; nothing more to release.
+      }
+    } finally {
+      permits.release();
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    for (Connection c = idle.poll(); c != null; c = idle.poll()) {
+      statements.remove(c);
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // Closing at shutdown: nothing to do about it.
+      }
+    }
+  }
+}
