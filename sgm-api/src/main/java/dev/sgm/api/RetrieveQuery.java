@@ -73,9 +73,6 @@ public record RetrieveQuery(
     if (orderBy == null) {
       orderBy = text != null ? OrderBy.RELEVANCE : OrderBy.UPDATED_AT;
     }
-    if (orderBy == OrderBy.RELEVANCE && text == null) {
-      throw SgmException.invalidRequest("order_by", "relevance ordering needs a text query");
-    }
   }
 
   /** A query for everything in exactly {@code scope}, newest first. */
@@ -274,8 +271,8 @@ public record RetrieveQuery(
         throw SgmException.invalidRequest(
             field, "paths start with data. or metadata. followed by field names, e.g. data.state");
       }
-      if (value == null || !value.isValueNode()) {
-        throw SgmException.invalidRequest(field, "must be a string, number, boolean or null");
+      if (value == null || !value.isValueNode() || value.isNull()) {
+        throw SgmException.invalidRequest(field, "must be a string, number or boolean");
       }
       filter.put(path, value);
       return this;

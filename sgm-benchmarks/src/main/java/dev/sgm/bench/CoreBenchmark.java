@@ -1,5 +1,6 @@
 package dev.sgm.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
 import dev.sgm.api.Caller;
@@ -22,6 +23,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,27 +32,33 @@ import java.util.stream.Stream;
 
 /**
  * Measures the engine on the embedded, durable H2 store (store, read by identity, a tag-filtered
- * and a full-text retrieve) and the same operations as raw JDBC on an H2 database with the same
- * durability settings, the physical limit of this design. Prints ops/s, p50 and p99 for each, and
+ * and a full-text retrieve) against the same operations as raw JDBC on an H2 database with the same
+ * durability settings: the physical limit of this design. Prints ops/s, p50 and p99 for each, and
  * the ratios.
  *
- * <p>Run: {@code ./sgm-benchmarks/run [records ...]} (default 10000 1000000). Data is spread over
- * projects of 1000 records each, as a shared memory for many projects is; every query names one
- * project.
+ * <p>Both stores are loaded first; then each operation is measured on both, alternating, three
+ * rounds, and the best round of each is kept, so neither side profits from the other's JIT warm-up
+ * or disk state. Records are spread over projects of 1000 records, as a memory shared by many
+ * projects is; every query names one project.
  */
 public final class CoreBenchmark {
   private static final int RECORDS_PER_PROJECT = 1000;
   private static final int VOCABULARY = 2000;
   private static final int TAGS = 20;
+  private static final int ROUNDS = 3;
   private static final Caller CALLER = Caller.embedded();
+  private static final List<String> OPERATIONS =
+      List.of(
+          "store (one per commit)",
+          "read by identity",
+          "retrieve by tag, limit 50",
+          "retrieve full-text, limit 50");
 
   private final SplittableRandom random = new SplittableRandom(42);
-  private final int records;
   private final int projects;
   private final int operations;
 
   private CoreBenchmark(int records, int operations) {
-    this.records = records;
     this.projects = Math.max(1, records / RECORDS_PER_PROJECT);
     this.operations = operations;
   }
@@ -61,20 +69,21 @@ public final class CoreBenchmark {
             ? List.of(10_000, 1_000_000)
             : Arrays.stream(args).map(Integer::parseInt).toList();
     int operations = Integer.getInteger("sgm.bench.ops", 2000);
-    List<Result[]> all = new ArrayList<>();
+    List<Map<String, Result>> engineRuns = new ArrayList<>();
     for (int size : sizes) {
-      all.add(new CoreBenchmark(size, operations).run());
+      engineRuns.add(new CoreBenchmark(size, operations).run(size));
     }
     if (sizes.size() > 1) {
-      Result[] first = all.get(0);
-      Result[] last = all.get(all.size() - 1);
+      Map<String, Result> first = engineRuns.get(0);
+      Map<String, Result> last = engineRuns.get(engineRuns.size() - 1);
       System.out.printf(
           Locale.ROOT,
-          "%nGrowth of p50 from %,d to %,d records: tag retrieve %.2fx, text retrieve %.2fx (target <= 3x)%n",
+          "%nGrowth of engine p50 from %,d to %,d records: tag retrieve %.2fx, full-text retrieve %.2fx"
+              + " (target <= 3x)%n",
           sizes.get(0),
           sizes.get(sizes.size() - 1),
-          last[2].p50Millis() / first[2].p50Millis(),
-          last[3].p50Millis() / first[3].p50Millis());
+          last.get(OPERATIONS.get(2)).p50Millis() / first.get(OPERATIONS.get(2)).p50Millis(),
+          last.get(OPERATIONS.get(3)).p50Millis() / first.get(OPERATIONS.get(3)).p50Millis());
     }
   }
 
@@ -95,7 +104,7 @@ public final class CoreBenchmark {
     void print() {
       System.out.printf(
           Locale.ROOT,
-          "  %-28s %9.0f ops/s   p50 %7.3f ms   p99 %7.3f ms%n",
+          "  %-30s %9.0f ops/s   p50 %7.3f ms   p99 %7.3f ms%n",
           name,
           opsPerSecond(),
           p50Millis(),
@@ -107,23 +116,73 @@ public final class CoreBenchmark {
     void run(int i) throws Exception;
   }
 
-  private static Result measure(String name, int count, Op op) throws Exception {
-    // Warm-up lets the JIT compile the path first; negative indexes keep the keys fresh for stores.
+  /** One side of the comparison: a loaded store and the four operations on it. */
+  private interface Subject extends AutoCloseable {
+    String name();
+
+    Op operation(String name);
+
+    @Override
+    void close() throws SQLException;
+  }
+
+  private static Result measure(String name, int count, Op op, int[] freshKeys) throws Exception {
+    // Warm-up lets the JIT compile the path first.
     for (int i = 0; i < Math.max(2000, count / 5); i++) {
-      op.run(-1 - i);
+      op.run(freshKeys[0]++);
     }
     long[] nanos = new long[count];
     long start = System.nanoTime();
     for (int i = 0; i < count; i++) {
       long t0 = System.nanoTime();
-      op.run(i);
+      op.run(freshKeys[0]++);
       nanos[i] = System.nanoTime() - t0;
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     Arrays.sort(nanos);
-    Result result = new Result(name, count, seconds, nanos);
-    result.print();
-    return result;
+    return new Result(name, count, seconds, nanos);
+  }
+
+  private Map<String, Result> run(int records) throws Exception {
+    System.out.printf(Locale.ROOT, "%n%,d records in %,d projects%n", records, projects);
+    Path dir = Files.createTempDirectory("sgm-bench");
+    try (Subject engine = engine(dir.resolve("engine"));
+        Subject raw = raw(dir.resolve("raw"))) {
+      Map<String, Result> bestEngine = new LinkedHashMap<>();
+      Map<String, Result> bestRaw = new LinkedHashMap<>();
+      int[] freshKeys = {0};
+      for (String operation : OPERATIONS) {
+        int count = operation.startsWith("read") ? operations * 25 : operations;
+        for (int round = 0; round < ROUNDS; round++) {
+          List<Subject> order = round % 2 == 0 ? List.of(engine, raw) : List.of(raw, engine);
+          for (Subject subject : order) {
+            Result result = measure(operation, count, subject.operation(operation), freshKeys);
+            Map<String, Result> best = subject == engine ? bestEngine : bestRaw;
+            best.merge(operation, result, (a, b) -> a.opsPerSecond() >= b.opsPerSecond() ? a : b);
+          }
+        }
+      }
+      System.out.println("engine (best of " + ROUNDS + " rounds):");
+      bestEngine.values().forEach(Result::print);
+      System.out.println("raw JDBC, same H2 settings (best of " + ROUNDS + " rounds):");
+      bestRaw.values().forEach(Result::print);
+      System.out.printf(
+          Locale.ROOT,
+          "  ratio engine/raw JDBC: store %.2fx (target >= 0.5), read %.2fx (target >= 0.5),"
+              + " tag retrieve %.2fx, full-text retrieve %.2fx%n",
+          ratio(bestEngine, bestRaw, 0),
+          ratio(bestEngine, bestRaw, 1),
+          ratio(bestEngine, bestRaw, 2),
+          ratio(bestEngine, bestRaw, 3));
+      return bestEngine;
+    } finally {
+      deleteTree(dir);
+    }
+  }
+
+  private static double ratio(Map<String, Result> engine, Map<String, Result> raw, int operation) {
+    String name = OPERATIONS.get(operation);
+    return engine.get(name).opsPerSecond() / raw.get(name).opsPerSecond();
   }
 
   private String word() {
@@ -153,54 +212,36 @@ public final class CoreBenchmark {
     return r;
   }
 
-  private Result[] run() throws Exception {
-    System.out.printf(Locale.ROOT, "%n%,d records in %,d projects%n", records, projects);
-    Path dir = Files.createTempDirectory("sgm-bench");
-    try {
-      Result[] sgm = runEngine(dir.resolve("engine"));
-      Result[] raw = runRawJdbc(dir.resolve("raw"));
-      System.out.printf(
-          Locale.ROOT,
-          "  ratio engine/raw JDBC: store %.2fx (target >= 0.5), read %.2fx (target >= 0.5),"
-              + " tag retrieve %.2fx, text retrieve %.2fx%n",
-          sgm[0].opsPerSecond() / raw[0].opsPerSecond(),
-          sgm[1].opsPerSecond() / raw[1].opsPerSecond(),
-          sgm[2].opsPerSecond() / raw[2].opsPerSecond(),
-          sgm[3].opsPerSecond() / raw[3].opsPerSecond());
-      return sgm;
-    } finally {
-      deleteTree(dir);
-    }
-  }
-
-  private Result[] runEngine(Path dir) throws Exception {
-    try (SgmRuntime sgm =
-        SgmRuntime.open(
-            ConfigLoader.load(Map.of(ConfigLoader.DATA_DIR, dir.toString()), Map.of()))) {
-      long t0 = System.nanoTime();
-      for (int p = 0; p < projects; p++) {
-        List<com.fasterxml.jackson.databind.JsonNode> batch = new ArrayList<>();
-        for (int i = 0; i < RECORDS_PER_PROJECT; i++) {
-          batch.add(record(p, "r" + i));
-        }
-        sgm.service().storeBatch(CALLER, new BatchStoreRequest(batch, false));
-        if (p % 100 == 99) {
-          System.out.printf(Locale.ROOT, "  loaded %,d records%n", (p + 1) * RECORDS_PER_PROJECT);
-        }
+  private Subject engine(Path dir) {
+    SgmRuntime sgm =
+        SgmRuntime.open(ConfigLoader.load(Map.of(ConfigLoader.DATA_DIR, dir.toString()), Map.of()));
+    long t0 = System.nanoTime();
+    for (int p = 0; p < projects; p++) {
+      List<JsonNode> batch = new ArrayList<>();
+      for (int i = 0; i < RECORDS_PER_PROJECT; i++) {
+        batch.add(record(p, "r" + i));
       }
-      System.out.printf(
-          Locale.ROOT, "engine (loaded in %.1f s):%n", (System.nanoTime() - t0) / 1e9);
-      Result store =
-          measure(
-              "store (one per commit)",
-              operations,
+      sgm.service().storeBatch(CALLER, new BatchStoreRequest(batch, false));
+      if (p % 100 == 99) {
+        System.out.printf(
+            Locale.ROOT, "  engine: loaded %,d records%n", (p + 1) * RECORDS_PER_PROJECT);
+      }
+    }
+    System.out.printf(Locale.ROOT, "  engine loaded in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+    return new Subject() {
+      @Override
+      public String name() {
+        return "engine";
+      }
+
+      @Override
+      public Op operation(String name) {
+        return switch (OPERATIONS.indexOf(name)) {
+          case 0 ->
               i ->
                   sgm.service()
-                      .store(CALLER, StoreRequest.of(record(random.nextInt(projects), "new" + i))));
-      Result read =
-          measure(
-              "read by identity",
-              operations * 25,
+                      .store(CALLER, StoreRequest.of(record(random.nextInt(projects), "new" + i)));
+          case 1 ->
               i ->
                   sgm.service()
                       .read(
@@ -208,116 +249,105 @@ public final class CoreBenchmark {
                           new ReadRequest(
                               Scope.of("project", "p" + random.nextInt(projects)),
                               "r" + random.nextInt(RECORDS_PER_PROJECT),
-                              false)));
-      Result tags =
-          measure(
-              "retrieve by tag, limit 50",
-              operations,
+                              false));
+          case 2 ->
               i ->
                   sgm.service()
                       .retrieve(
                           CALLER,
                           RetrieveQuery.builder(Scope.of("project", "p" + random.nextInt(projects)))
                               .tags(List.of("t" + random.nextInt(TAGS)))
-                              .build()));
-      Result text =
-          measure(
-              "retrieve full-text, limit 50",
-              operations,
+                              .build());
+          default ->
               i ->
                   sgm.service()
                       .retrieve(
                           CALLER,
                           RetrieveQuery.builder(Scope.of("project", "p" + random.nextInt(projects)))
                               .text("w" + random.nextInt(200))
-                              .build()));
-      return new Result[] {store, read, tags, text};
-    }
+                              .build());
+        };
+      }
+
+      @Override
+      public void close() {
+        sgm.close();
+      }
+    };
   }
 
   /** The same rows, tags and terms, written and queried with plain JDBC and no engine. */
-  private Result[] runRawJdbc(Path dir) throws Exception {
+  private Subject raw(Path dir) throws Exception {
     Files.createDirectories(dir);
     String url = "jdbc:h2:file:" + dir.resolve("raw") + ";WRITE_DELAY=0;LOCK_TIMEOUT=10000";
-    try (Connection c = DriverManager.getConnection(url, "sgm", "")) {
-      try (Statement s = c.createStatement()) {
-        s.execute(
-            "CREATE TABLE raw (pk BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
-                + " scope_key VARCHAR(200), id VARCHAR(256), updated_us BIGINT, doc CHARACTER VARYING,"
-                + " UNIQUE (scope_key, id))");
-        s.execute("CREATE INDEX raw_updated ON raw(scope_key, updated_us, pk)");
-        s.execute(
-            "CREATE TABLE raw_tags (scope_key VARCHAR(200), tag VARCHAR(100), pk BIGINT, PRIMARY KEY (scope_key, tag, pk))");
-        s.execute(
-            "CREATE TABLE raw_terms (scope_key VARCHAR(200), term VARCHAR(64), pk BIGINT, PRIMARY KEY (scope_key, term, pk))");
+    Connection c = DriverManager.getConnection(url, "sgm", "");
+    try (Statement s = c.createStatement()) {
+      s.execute(
+          "CREATE TABLE raw (pk BIGINT PRIMARY KEY, scope_key VARCHAR(200), id VARCHAR(256),"
+              + " updated_us BIGINT, doc CHARACTER VARYING, UNIQUE (scope_key, id))");
+      s.execute("CREATE INDEX raw_updated ON raw(scope_key, updated_us, pk)");
+      s.execute(
+          "CREATE TABLE raw_tags (scope_key VARCHAR(200), tag VARCHAR(100), pk BIGINT,"
+              + " PRIMARY KEY (scope_key, tag, pk))");
+      s.execute(
+          "CREATE TABLE raw_terms (scope_key VARCHAR(200), term VARCHAR(64), pk BIGINT,"
+              + " PRIMARY KEY (scope_key, term, pk))");
+    }
+    long t0 = System.nanoTime();
+    c.setAutoCommit(false);
+    long[] pk = {0};
+    for (int p = 0; p < projects; p++) {
+      for (int i = 0; i < RECORDS_PER_PROJECT; i++) {
+        insert(c, record(p, "r" + i), ++pk[0]);
       }
-      long t0 = System.nanoTime();
-      c.setAutoCommit(false);
-      long[] pk = {0};
-      for (int p = 0; p < projects; p++) {
-        for (int i = 0; i < RECORDS_PER_PROJECT; i++) {
-          insert(c, record(p, "r" + i), ++pk[0]);
-        }
-        c.commit();
+      c.commit();
+    }
+    System.out.printf(Locale.ROOT, "  raw JDBC loaded in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+    PreparedStatement read =
+        c.prepareStatement("SELECT doc FROM raw WHERE scope_key = ? AND id = ?");
+    PreparedStatement tags =
+        c.prepareStatement(
+            "SELECT r.doc FROM raw r JOIN raw_tags t ON t.pk = r.pk WHERE t.scope_key = ? AND t.tag = ?"
+                + " ORDER BY r.updated_us DESC LIMIT 50");
+    PreparedStatement text =
+        c.prepareStatement(
+            "SELECT r.doc FROM raw r JOIN raw_terms t ON t.pk = r.pk WHERE t.scope_key = ? AND t.term = ?"
+                + " ORDER BY r.updated_us DESC LIMIT 50");
+    return new Subject() {
+      @Override
+      public String name() {
+        return "raw JDBC";
       }
-      c.setAutoCommit(true);
-      System.out.printf(
-          Locale.ROOT, "raw JDBC (loaded in %.1f s):%n", (System.nanoTime() - t0) / 1e9);
-      Result store =
-          measure(
-              "store (one per commit)",
-              operations,
+
+      @Override
+      public Op operation(String name) {
+        return switch (OPERATIONS.indexOf(name)) {
+          case 0 ->
               i -> {
-                c.setAutoCommit(false);
                 insert(c, record(random.nextInt(projects), "new" + i), ++pk[0]);
                 c.commit();
-                c.setAutoCommit(true);
-              });
-      Result read;
-      try (PreparedStatement ps =
-          c.prepareStatement("SELECT doc FROM raw WHERE scope_key = ? AND id = ?")) {
-        read =
-            measure(
-                "read by identity",
-                operations * 25,
-                i -> {
-                  ps.setString(1, "project=p" + random.nextInt(projects));
-                  ps.setString(2, "r" + random.nextInt(RECORDS_PER_PROJECT));
-                  drain(ps);
-                });
+              };
+          case 1 -> i -> query(read, "r" + random.nextInt(RECORDS_PER_PROJECT));
+          case 2 -> i -> query(tags, "t" + random.nextInt(TAGS));
+          default -> i -> query(text, "w" + random.nextInt(200));
+        };
       }
-      Result tags;
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "SELECT r.doc FROM raw r JOIN raw_tags t ON t.pk = r.pk WHERE t.scope_key = ? AND t.tag = ?"
-                  + " ORDER BY r.updated_us DESC LIMIT 50")) {
-        tags =
-            measure(
-                "retrieve by tag, limit 50",
-                operations,
-                i -> {
-                  ps.setString(1, "project=p" + random.nextInt(projects));
-                  ps.setString(2, "t" + random.nextInt(TAGS));
-                  drain(ps);
-                });
+
+      private void query(PreparedStatement ps, String key) throws SQLException {
+        ps.setString(1, "project=p" + random.nextInt(projects));
+        ps.setString(2, key);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            rs.getString(1);
+          }
+        }
       }
-      Result text;
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "SELECT r.doc FROM raw r JOIN raw_terms t ON t.pk = r.pk WHERE t.scope_key = ? AND t.term = ?"
-                  + " ORDER BY r.updated_us DESC LIMIT 50")) {
-        text =
-            measure(
-                "retrieve full-text, limit 50",
-                operations,
-                i -> {
-                  ps.setString(1, "project=p" + random.nextInt(projects));
-                  ps.setString(2, "w" + random.nextInt(200));
-                  drain(ps);
-                });
+
+      @Override
+      public void close() throws SQLException {
+        c.close();
       }
-      return new Result[] {store, read, tags, text};
-    }
+    };
   }
 
   private void insert(Connection c, ObjectNode record, long pk) throws SQLException {
@@ -334,7 +364,7 @@ public final class CoreBenchmark {
     }
     try (PreparedStatement ps =
         c.prepareStatement("MERGE INTO raw_tags KEY(scope_key, tag, pk) VALUES (?, ?, ?)")) {
-      for (var tag : record.path("tags")) {
+      for (JsonNode tag : record.path("tags")) {
         ps.setString(1, scopeKey);
         ps.setString(2, tag.asText());
         ps.setLong(3, pk);
@@ -352,14 +382,6 @@ public final class CoreBenchmark {
         ps.addBatch();
       }
       ps.executeBatch();
-    }
-  }
-
-  private static void drain(PreparedStatement ps) throws SQLException {
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        rs.getString(1);
-      }
     }
   }
 

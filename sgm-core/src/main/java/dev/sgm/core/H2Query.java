@@ -11,51 +11,50 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Translates a {@link StorageQuery} into the count and page SQL of the embedded store. Every value
- * is a bind parameter; only fixed fragments are concatenated.
+ * Translates a {@link StorageQuery} into the SQL of the embedded store. Every value is a bind
+ * parameter; only fixed fragments are concatenated.
+ *
+ * <p>A query without text is one count and one keyset page over {@code records}. A text query runs
+ * in steps instead of one join: the scope's term postings give the matches and their scores, the
+ * record criteria are checked on those keys, and the page is ranked from them. A join would leave
+ * the join order to H2's statistics, and one order (the aggregate once per record of the scope) is
+ * a hundred times slower.
  */
 final class H2Query {
-  private final String from;
+  private final StorageQuery query;
   private final String where;
   private final List<Object> whereParams;
-  private final String sortColumn;
-  private final String keyset;
-  private final List<Object> keysetParams;
-  private final String order;
-  private final int limit;
+  private final String termsSql;
+  private final List<Object> termsParams;
 
   private H2Query(
-      String from,
+      StorageQuery query,
       String where,
       List<Object> whereParams,
-      String sortColumn,
-      String keyset,
-      List<Object> keysetParams,
-      String order,
-      int limit) {
-    this.from = from;
+      String termsSql,
+      List<Object> termsParams) {
+    this.query = query;
     this.where = where;
     this.whereParams = whereParams;
-    this.sortColumn = sortColumn;
-    this.keyset = keyset;
-    this.keysetParams = keysetParams;
-    this.order = order;
-    this.limit = limit;
+    this.termsSql = termsSql;
+    this.termsParams = termsParams;
   }
 
   static H2Query build(StorageQuery q, long mark) {
-    List<Object> params = new ArrayList<>();
-    StringBuilder from = new StringBuilder("records r");
+    String termsSql = null;
+    List<Object> termsParams = new ArrayList<>();
     if (!q.terms().isEmpty()) {
       // Every term must be present; the score is the sum of the record's weights for them.
-      from.append(" JOIN (SELECT pk, SUM(weight) AS score FROM record_terms WHERE ")
-          .append(scopeCondition("scope_key", q.scope(), q.scopeMode(), params))
-          .append(" AND term IN (")
-          .append(placeholders(q.terms().size()))
-          .append(") GROUP BY pk HAVING COUNT(*) = ?) t ON t.pk = r.pk");
-      params.addAll(q.terms());
-      params.add(q.terms().size());
+      termsSql =
+          "SELECT pk, SUM(weight) FROM record_terms WHERE "
+              + scopeCondition("scope_key", q.scope(), q.scopeMode(), termsParams)
+              + " AND term IN ("
+              + placeholders(q.terms().size())
+              + ") GROUP BY pk HAVING COUNT(*) = ?";
+      termsParams.addAll(q.terms());
+      termsParams.add(q.terms().size());
     }
+    List<Object> params = new ArrayList<>();
     StringBuilder where = new StringBuilder(" WHERE r.deleted = FALSE AND r.created_seq <= ?");
     params.add(mark);
     where.append(" AND ").append(scopeCondition("r.scope_key", q.scope(), q.scopeMode(), params));
@@ -106,32 +105,7 @@ final class H2Query {
       where.append(" AND r.updated_us > ?");
       params.add(q.updatedAfterMicros());
     }
-    String sort =
-        switch (q.orderBy()) {
-          case RELEVANCE -> q.terms().isEmpty() ? "r.updated_us" : "t.score";
-          case CREATED_AT -> "r.created_us";
-          case UPDATED_AT -> "r.updated_us";
-        };
-    String direction = q.ascending() ? "ASC" : "DESC";
-    String comparison = q.ascending() ? ">" : "<";
-    String keyset = "";
-    List<Object> keysetParams = List.of();
-    if (q.after() != null) {
-      keyset =
-          " AND ("
-              + sort
-              + " "
-              + comparison
-              + " ? OR ("
-              + sort
-              + " = ? AND r.pk "
-              + comparison
-              + " ?))";
-      keysetParams = List.of(q.after().sortValue(), q.after().sortValue(), q.after().rowKey());
-    }
-    String order = " ORDER BY " + sort + " " + direction + ", r.pk " + direction;
-    return new H2Query(
-        from.toString(), where.toString(), params, sort, keyset, keysetParams, order, q.limit());
+    return new H2Query(q, where.toString(), params, termsSql, termsParams);
   }
 
   /** The condition that {@code column} holds a scope the query covers; adds its parameters. */
@@ -164,29 +138,91 @@ final class H2Query {
     return String.join(", ", Collections.nCopies(n, "?"));
   }
 
-  String countSql() {
-    return "SELECT COUNT(*) FROM " + from + where;
+  boolean isText() {
+    return termsSql != null;
   }
 
-  String pageSql() {
-    return "SELECT r.pk, r.doc, "
-        + sortColumn
-        + " AS sort_value FROM "
-        + from
-        + where
-        + keyset
-        + order
-        + " LIMIT ?";
+  // ---- queries without text -------------------------------------------------------------------
+
+  private String sortColumn() {
+    return switch (query.orderBy()) {
+      case CREATED_AT -> "r.created_us";
+      case RELEVANCE, UPDATED_AT -> "r.updated_us";
+    };
+  }
+
+  String countSql() {
+    return "SELECT COUNT(*) FROM records r" + where;
   }
 
   void bindCount(PreparedStatement ps) throws SQLException {
     bind(ps, 1, whereParams);
   }
 
+  String pageSql() {
+    String sort = sortColumn();
+    String direction = query.ascending() ? "ASC" : "DESC";
+    String comparison = query.ascending() ? ">" : "<";
+    String keyset =
+        query.after() == null
+            ? ""
+            : " AND ("
+                + sort
+                + " "
+                + comparison
+                + " ? OR ("
+                + sort
+                + " = ? AND r.pk "
+                + comparison
+                + " ?))";
+    return "SELECT r.pk, r.doc, "
+        + sort
+        + " FROM records r"
+        + where
+        + keyset
+        + " ORDER BY "
+        + sort
+        + " "
+        + direction
+        + ", r.pk "
+        + direction
+        + " LIMIT ?";
+  }
+
   void bindPage(PreparedStatement ps) throws SQLException {
     int next = bind(ps, 1, whereParams);
-    next = bind(ps, next, keysetParams);
-    ps.setInt(next, limit);
+    if (query.after() != null) {
+      ps.setLong(next++, query.after().sortValue());
+      ps.setLong(next++, query.after().sortValue());
+      ps.setLong(next++, query.after().rowKey());
+    }
+    ps.setInt(next, query.limit());
+  }
+
+  // ---- text queries ---------------------------------------------------------------------------
+
+  /** Selects (pk, score) of every record in the scope holding every term. */
+  String matchesSql() {
+    return termsSql;
+  }
+
+  void bindMatches(PreparedStatement ps) throws SQLException {
+    bind(ps, 1, termsParams);
+  }
+
+  /** Selects the keys, among the given ones, of the records that meet every other criterion. */
+  String passingSql() {
+    return "SELECT r.pk FROM records r" + where + " AND r.pk = ANY(?)";
+  }
+
+  void bindPassing(PreparedStatement ps, Long[] keys) throws SQLException {
+    int next = bind(ps, 1, whereParams);
+    ps.setObject(next, keys);
+  }
+
+  /** Selects (pk, doc) of the given keys. */
+  static String documentsSql() {
+    return "SELECT pk, doc FROM records WHERE pk = ANY(?)";
   }
 
   private static int bind(PreparedStatement ps, int index, List<Object> params)

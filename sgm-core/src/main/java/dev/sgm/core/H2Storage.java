@@ -18,6 +18,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -36,6 +37,9 @@ import java.util.function.Function;
 final class H2Storage implements Storage {
   private static final System.Logger LOG = System.getLogger(H2Storage.class.getName());
   private static final int MAX_ATTEMPTS = 20;
+
+  /** Settings of every connection: wait up to 10 s for a row lock held by another writer. */
+  static final String SESSION_SETTINGS = "LOCK_TIMEOUT=10000";
 
   private final H2Connections connections;
   private final String description;
@@ -432,31 +436,98 @@ final class H2Storage implements Storage {
     long mark = query.mark() >= 0 ? query.mark() : sequence.get();
     H2Query sql = H2Query.build(query, mark);
     try (H2Connections.Lease lease = connections.lease()) {
-      Connection connection = lease.connection();
-      long total;
-      try (PreparedStatement ps = connection.prepareStatement(sql.countSql())) {
-        sql.bindCount(ps);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          total = rs.getLong(1);
-        }
-      }
-      List<StoragePage.Row> rows = new ArrayList<>();
-      if (total > 0) {
-        try (PreparedStatement ps = connection.prepareStatement(sql.pageSql())) {
-          sql.bindPage(ps);
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              rows.add(
-                  new StoragePage.Row(rs.getString(2), new Position(rs.getLong(3), rs.getLong(1))));
-            }
-          }
-        }
-      }
-      return new StoragePage(rows, total, mark);
+      return sql.isText()
+          ? textPage(lease.connection(), sql, query, mark)
+          : page(lease.connection(), sql, mark);
     } catch (SQLException e) {
       throw storageError(e);
     }
+  }
+
+  private static StoragePage page(Connection connection, H2Query sql, long mark)
+      throws SQLException {
+    long total;
+    try (PreparedStatement ps = connection.prepareStatement(sql.countSql())) {
+      sql.bindCount(ps);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        total = rs.getLong(1);
+      }
+    }
+    List<StoragePage.Row> rows = new ArrayList<>();
+    if (total > 0) {
+      try (PreparedStatement ps = connection.prepareStatement(sql.pageSql())) {
+        sql.bindPage(ps);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            rows.add(
+                new StoragePage.Row(rs.getString(2), new Position(rs.getLong(3), rs.getLong(1))));
+          }
+        }
+      }
+    }
+    return new StoragePage(rows, total, mark);
+  }
+
+  private static StoragePage textPage(
+      Connection connection, H2Query sql, StorageQuery query, long mark) throws SQLException {
+    Map<Long, Long> scores = new HashMap<>();
+    try (PreparedStatement ps = connection.prepareStatement(sql.matchesSql())) {
+      sql.bindMatches(ps);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          scores.put(rs.getLong(1), rs.getLong(2));
+        }
+      }
+    }
+    if (scores.isEmpty()) {
+      return new StoragePage(List.of(), 0, mark);
+    }
+    List<Position> passing = new ArrayList<>();
+    try (PreparedStatement ps = connection.prepareStatement(sql.passingSql())) {
+      sql.bindPassing(ps, scores.keySet().toArray(Long[]::new));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          long pk = rs.getLong(1);
+          passing.add(new Position(scores.get(pk), pk));
+        }
+      }
+    }
+    Comparator<Position> order =
+        Comparator.comparingLong(Position::sortValue).thenComparingLong(Position::rowKey);
+    if (!query.ascending()) {
+      order = order.reversed();
+    }
+    passing.sort(order);
+    Position after = query.after();
+    List<Position> page = new ArrayList<>(query.limit());
+    for (Position p : passing) {
+      if (page.size() == query.limit()) {
+        break;
+      }
+      if (after == null || order.compare(p, after) > 0) {
+        page.add(p);
+      }
+    }
+    Map<Long, String> documents = new HashMap<>();
+    if (!page.isEmpty()) {
+      try (PreparedStatement ps = connection.prepareStatement(H2Query.documentsSql())) {
+        ps.setObject(1, page.stream().map(Position::rowKey).toArray(Long[]::new));
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            documents.put(rs.getLong(1), rs.getString(2));
+          }
+        }
+      }
+    }
+    List<StoragePage.Row> rows = new ArrayList<>(page.size());
+    for (Position p : page) {
+      String document = documents.get(p.rowKey());
+      if (document != null) {
+        rows.add(new StoragePage.Row(document, p));
+      }
+    }
+    return new StoragePage(rows, passing.size(), mark);
   }
 
   @Override

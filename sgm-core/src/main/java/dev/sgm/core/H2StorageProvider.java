@@ -26,7 +26,8 @@ public final class H2StorageProvider implements StorageProvider {
     if (config.getBoolean(ConfigLoader.STORAGE_MEMORY, false)) {
       String name = "sgm-" + UUID.randomUUID();
       return new H2Storage(
-          "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000", "h2 in memory");
+          "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;" + H2Storage.SESSION_SETTINGS,
+          "h2 in memory");
     }
     Path dir = context.dataDirectory().toAbsolutePath();
     try {
@@ -42,7 +43,8 @@ public final class H2StorageProvider implements StorageProvider {
     String url =
         "jdbc:h2:file:"
             + dir.resolve("sgm")
-            + ";WRITE_DELAY=0;LOCK_TIMEOUT=10000;DB_CLOSE_ON_EXIT=FALSE";
+            + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE;"
+            + H2Storage.SESSION_SETTINGS;
     return new H2Storage(url, "h2 " + dir.resolve("sgm.mv.db"));
   }
 }
