@@ -489,7 +489,16 @@ public abstract class ContractTck extends TckSupport {
       }
       r.put("title", row[3]);
       r.put("content", row[4]);
-      r.set("data", json("{'state': '" + row[5] + "', 'priority': " + row[6] + "}"));
+      r.set(
+          "data",
+          json(
+              "{'state': '"
+                  + row[5]
+                  + "', 'priority': "
+                  + row[6]
+                  + ", 'labels': ['"
+                  + row[0]
+                  + "', 'all']}"));
       r.set(
           "metadata",
           json("{'source': {'tool': '" + (row[0].equals("a") ? "ci" : "agent") + "'}}"));
@@ -536,6 +545,15 @@ public abstract class ContractTck extends TckSupport {
                     scope, "{'filter': {'metadata.source.tool': 'ci', 'data.state': 'open'}}"))));
     assertEquals(
         0, retrieveIn(scope, "{'filter': {'data.state': 'missing'}}").path("total").asLong());
+    assertEquals(
+        4,
+        retrieveIn(scope, "{'filter': {'data.labels': 'all'}}").path("total").asLong(),
+        "arrays");
+    assertEquals(List.of("c"), ids(retrieveIn(scope, "{'filter': {'data.labels': 'c'}}")));
+    assertEquals(
+        0,
+        retrieveIn(scope, "{'filter': {'data.priority': '1'}}").path("total").asLong(),
+        "a string never equals a number");
   }
 
   @Test
@@ -573,6 +591,10 @@ public abstract class ContractTck extends TckSupport {
         new HashSet<>(ids(retrieveIn(scope, "{'created_after': '2026-01-15T00:00:00Z'}"))));
     assertEquals(
         List.of("t0"), ids(retrieveIn(scope, "{'created_before': '2026-01-15T00:00:00+01:00'}")));
+    assertEquals(
+        3,
+        retrieveIn(scope, "{'order_by': 'relevance'}").path("total").asLong(),
+        "relevance without text is not an error");
   }
 
   @Test
@@ -643,6 +665,36 @@ public abstract class ContractTck extends TckSupport {
       }
     }
     throw new AssertionError("paging did not end");
+  }
+
+  @Test
+  @DisplayName("§3 paging by created_at neither repeats nor skips while every record is updated")
+  @Requirement(rule = "§3 cursors", level = Requirement.Level.SHOULD)
+  void paging_byCreatedAtIsStableUnderUpdates() {
+    ObjectNode scope = scope("project", unique("page"));
+    List<String> all = storeMany(scope, "u", 20);
+    List<String> seen = new ArrayList<>();
+    String cursor = null;
+    for (int pages = 0; pages < 10; pages++) {
+      ObjectNode query = json("{'limit': 6, 'order_by': 'created_at'}");
+      query.set("scope", scope);
+      if (cursor != null) {
+        query.put("cursor", cursor);
+      }
+      JsonNode page = retrieve(query);
+      seen.addAll(ids(page));
+      if (!page.hasNonNull("next_cursor")) {
+        break;
+      }
+      cursor = page.path("next_cursor").asText();
+      for (String id : all) {
+        ObjectNode changed = record(id, "note", scope);
+        changed.put("content", "changed on page " + pages);
+        store(changed);
+      }
+    }
+    assertEquals(20, seen.size(), seen::toString);
+    assertEquals(new HashSet<>(all), new HashSet<>(seen));
   }
 
   @Test
