@@ -1,6 +1,6 @@
 /**
  * The SGM conformance kit: abstract JUnit 5 suites (the seed's C1–C12 and the contract's rules)
- * over the {@link dev.sgm.tck.SgmClient} interface, so that one suite certifies any implementation
+ * over the {@link dev.sgm.api.SgmClient} interface, so that one suite certifies any implementation
  * over any transport.
  */
 module dev.sgm.tck {

@@ -13,9 +13,13 @@ import java.util.UUID;
 
 /**
  * Provides the embedded H2 store ({@code storage=h2}, the default): a database file under {@code
- * data.dir}, or, with {@code storage.memory=true}, a private in-memory database.
+ * data.dir} with a page cache of {@code storage.h2.cache-mb} (64 MiB), or, with {@code
+ * storage.memory=true}, a private in-memory database.
  */
 public final class H2StorageProvider implements StorageProvider {
+  /** The page cache of the file store, in MiB. */
+  public static final String CACHE_MB = "storage.h2.cache-mb";
+
   @Override
   public String name() {
     return "h2";
@@ -37,13 +41,19 @@ public final class H2StorageProvider implements StorageProvider {
           ErrorCode.UNAVAILABLE,
           "the data directory " + dir + " cannot be created: " + e.getMessage());
     }
+    int cacheMegabytes = config.getInt(CACHE_MB, 64);
+    if (cacheMegabytes < 1) {
+      throw new SgmException(
+          ErrorCode.INVALID_REQUEST, "configuration " + CACHE_MB + ": must be at least 1");
+    }
     // WRITE_DELAY=0: a commit is written to the file before it returns, so an acknowledged store
-    // survives
-    // a crash of the process.
+    // survives a crash of the process. The page cache keeps a large store's indexes in memory.
     String url =
         "jdbc:h2:file:"
             + dir.resolve("sgm")
-            + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE;"
+            + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE;CACHE_SIZE="
+            + cacheMegabytes * 1024
+            + ";"
             + H2Storage.SESSION_SETTINGS;
     return new H2Storage(url, "h2 " + dir.resolve("sgm.mv.db"));
   }

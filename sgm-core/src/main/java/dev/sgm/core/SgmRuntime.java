@@ -25,6 +25,7 @@ public final class SgmRuntime implements AutoCloseable {
   private final CoreComponent graph;
   private final Config config;
   private final List<Transport> started = new ArrayList<>();
+  private boolean closed;
 
   private SgmRuntime(CoreComponent graph, Config config) {
     this.graph = graph;
@@ -72,6 +73,10 @@ public final class SgmRuntime implements AutoCloseable {
   /** Stops the transports (letting in-flight calls finish), then closes storage. */
   @Override
   public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     for (int i = started.size() - 1; i >= 0; i--) {
       started.get(i).close();
     }

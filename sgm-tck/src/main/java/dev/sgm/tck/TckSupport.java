@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.FieldError;
 import dev.sgm.api.Json;
+import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
 import java.util.ArrayList;
 import java.util.List;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
+import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
 import java.util.HashMap;
 import java.util.LinkedHashSet;

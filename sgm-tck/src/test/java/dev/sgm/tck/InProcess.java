@@ -3,6 +3,7 @@ package dev.sgm.tck;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.Caller;
 import dev.sgm.api.Json;
+import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;

@@ -1,5 +1,7 @@
 package dev.sgm.tck;
 
+import dev.sgm.api.SgmClient;
+
 /** The contract suite against the engine in this JVM. */
 class InProcessContractTest extends ContractTck {
   @Override

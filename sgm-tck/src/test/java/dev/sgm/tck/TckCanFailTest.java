@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import dev.sgm.api.SgmClient;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;

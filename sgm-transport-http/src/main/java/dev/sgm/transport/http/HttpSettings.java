@@ -1,0 +1,62 @@
+package dev.sgm.transport.http;
+
+import dev.sgm.api.ErrorCode;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.spi.Config;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * The HTTP transport's configuration.
+ *
+ * @param host the address to listen on ({@code http.host}, default loopback)
+ * @param port the port ({@code http.port}, default 7410; 0 picks a free one)
+ * @param maxBodyBytes the largest request body accepted ({@code http.max-body-bytes}, default 4
+ *     MiB)
+ * @param logRequests one log line per request, without content ({@code http.log-requests})
+ * @param stopTimeoutMillis how long shutdown waits for in-flight requests ({@code
+ *     http.stop-timeout-ms})
+ */
+public record HttpSettings(
+    String host, int port, long maxBodyBytes, boolean logRequests, long stopTimeoutMillis) {
+
+  /** The port used when none is configured. */
+  public static final int DEFAULT_PORT = 7410;
+
+  public static HttpSettings from(Config config) {
+    int port = config.getInt("http.port", DEFAULT_PORT);
+    if (port < 0 || port > 65535) {
+      throw new SgmException(
+          ErrorCode.INVALID_REQUEST, "configuration http.port: " + port + " is not a port");
+    }
+    long maxBody = config.getLong("http.max-body-bytes", 4L * 1024 * 1024);
+    if (maxBody < 1024) {
+      throw new SgmException(
+          ErrorCode.INVALID_REQUEST, "configuration http.max-body-bytes: must be at least 1024");
+    }
+    return new HttpSettings(
+        config.get("http.host", "127.0.0.1"),
+        port,
+        maxBody,
+        config.getBoolean("http.log-requests", true),
+        config.getLong("http.stop-timeout-ms", 10_000));
+  }
+
+  /**
+   * True when the host is a loopback address. Anything else needs authentication, which this
+   * transport does not offer yet, so it refuses to listen there.
+   */
+  boolean isLoopback() {
+    try {
+      for (InetAddress address : InetAddress.getAllByName(host)) {
+        if (!address.isLoopbackAddress()) {
+          return false;
+        }
+      }
+      return true;
+    } catch (UnknownHostException e) {
+      throw new SgmException(
+          ErrorCode.INVALID_REQUEST, "configuration http.host: '" + host + "' cannot be resolved");
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package dev.sgm.transport.http;
+
+import dev.sgm.api.ErrorCode;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.SgmService;
+import dev.sgm.api.spi.Transport;
+import java.util.List;
+import java.util.concurrent.Executors;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * The HTTP server. Requests are handled on virtual threads: an operation blocks on the store (a
+ * JDBC call, possibly a row lock), and a virtual thread parks there for the cost of a few hundred
+ * bytes, so a burst of slow writes cannot exhaust a fixed pool while reads wait behind them. The
+ * store's own connection pool bounds the work actually in progress.
+ */
+public final class HttpTransport implements Transport {
+  private static final System.Logger LOG = System.getLogger(HttpTransport.class.getName());
+
+  private final HttpSettings settings;
+  private final Server server;
+  private final ServerConnector connector;
+
+  public HttpTransport(HttpSettings settings, SgmService service) {
+    this(settings, new SgmHandler(service, settings));
+  }
+
+  /** A server with the SGM settings around another handler; benchmarks use it for a baseline. */
+  public HttpTransport(HttpSettings settings, Handler handler) {
+    this.settings = settings;
+    QueuedThreadPool threads = new QueuedThreadPool();
+    threads.setName("sgm-http");
+    threads.setVirtualThreadsExecutor(Executors.newVirtualThreadPerTaskExecutor());
+    this.server = new Server(threads);
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setSendXPoweredBy(false);
+    this.connector = new ServerConnector(server, new HttpConnectionFactory(http));
+    connector.setHost(settings.host());
+    connector.setPort(settings.port());
+    server.addConnector(connector);
+    // In-flight requests finish on shutdown; new ones are refused with 503 meanwhile.
+    server.setHandler(new GracefulHandler(handler));
+    server.setStopTimeout(settings.stopTimeoutMillis());
+    server.setStopAtShutdown(false);
+  }
+
+  @Override
+  public void start() throws Exception {
+    if (!settings.isLoopback()) {
+      throw new SgmException(
+          ErrorCode.FORBIDDEN,
+          "http.host "
+              + settings.host()
+              + " is not a loopback address; listening beyond this machine needs authentication,"
+              + " which this transport does not offer yet");
+    }
+    server.start();
+    LOG.log(System.Logger.Level.INFO, "HTTP transport listening on {0}", endpoints().get(0));
+  }
+
+  /** The port actually bound (useful when configured as 0). */
+  public int port() {
+    return connector.getLocalPort();
+  }
+
+  @Override
+  public List<String> endpoints() {
+    String host = settings.host().contains(":") ? "[" + settings.host() + "]" : settings.host();
+    return List.of("http://" + host + ":" + port());
+  }
+
+  @Override
+  public void close() {
+    try {
+      server.stop();
+    } catch (Exception e) {
+      LOG.log(System.Logger.Level.WARNING, "HTTP transport did not stop cleanly", e);
+    }
+  }
+}

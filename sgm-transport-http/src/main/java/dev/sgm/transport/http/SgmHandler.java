@@ -1,0 +1,268 @@
+package dev.sgm.transport.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.Caller;
+import dev.sgm.api.DiscoverRequest;
+import dev.sgm.api.ErrorCode;
+import dev.sgm.api.FieldError;
+import dev.sgm.api.Json;
+import dev.sgm.api.ProtocolVersion;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.SgmService;
+import dev.sgm.api.StoredContent;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * Translates HTTP to SGM operations and back. It decides nothing itself: every request becomes one
+ * call on {@link SgmService}, and every {@link SgmException} becomes the contract's error object
+ * with the status of its code. Malformed input of any kind is a 4xx with an error object, never a
+ * 500 or a trace.
+ */
+final class SgmHandler extends Handler.Abstract {
+  private static final System.Logger LOG = System.getLogger(SgmHandler.class.getName());
+  private static final String JSON = "application/json";
+  private static final Pattern HASH = Pattern.compile("[0-9a-f]{64}");
+  private static final Caller CALLER = Caller.anonymous("http");
+
+  /**
+   * The fixed routes besides {@code POST /v1/{op}}; the OpenAPI document is generated from these.
+   */
+  static final List<Route> FIXED_ROUTES =
+      List.of(
+          new Route("GET", "/v1/discovery", "discover", "The discovery document."),
+          new Route(
+              "GET",
+              "/.well-known/sgm",
+              "discover",
+              "The discovery document, at its well-known address."),
+          new Route(
+              "GET",
+              "/v1/content/{hash}",
+              "content",
+              "Content kept by put_content, by its SHA-256 hash."),
+          new Route(
+              "GET", "/healthz", "health", "Liveness: 200 while the server accepts requests."),
+          new Route("GET", "/openapi.json", "openapi", "This API's OpenAPI 3.1 description."));
+
+  /** A route: method, path template, what it does. */
+  record Route(String method, String path, String name, String summary) {}
+
+  private final SgmService service;
+  private final HttpSettings settings;
+  private final OpenApiDocument openApi;
+
+  SgmHandler(SgmService service, HttpSettings settings) {
+    this.service = service;
+    this.settings = settings;
+    this.openApi = new OpenApiDocument(service.operations(), FIXED_ROUTES);
+  }
+
+  /** A response to send. */
+  private record Reply(int status, String contentType, byte[] body) {
+    static Reply json(JsonNode node) {
+      return new Reply(200, JSON, Json.writeBytes(node));
+    }
+
+    static Reply error(int status, SgmException e) {
+      return new Reply(status, JSON, Json.writeBytes(e.toJson()));
+    }
+  }
+
+  @Override
+  public boolean handle(Request request, Response response, Callback callback) {
+    long started = System.nanoTime();
+    String method = request.getMethod();
+    String path = Request.getPathInContext(request);
+    Reply reply;
+    try {
+      checkProtocolVersion(request);
+      reply = route(method, path, request);
+    } catch (HttpProblem e) {
+      reply = Reply.error(e.status, e.error);
+    } catch (SgmException e) {
+      reply = Reply.error(e.code().httpStatus(), e);
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.ERROR, "failed: " + method + " " + path, e);
+      reply =
+          Reply.error(500, new SgmException(ErrorCode.INTERNAL, "the server failed; see its log"));
+    }
+    response.setStatus(reply.status());
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, reply.contentType());
+    response.getHeaders().put("SGM-Protocol-Version", ProtocolVersion.CURRENT.toString());
+    response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+    response.write(true, ByteBuffer.wrap(reply.body()), callback);
+    if (settings.logRequests()) {
+      LOG.log(
+          System.Logger.Level.INFO,
+          String.format(
+              Locale.ROOT,
+              "%s %s %d %.1f ms %d B",
+              method,
+              path,
+              reply.status(),
+              (System.nanoTime() - started) / 1e6,
+              reply.body().length));
+    }
+    return true;
+  }
+
+  /** An error whose HTTP status is not the one its code maps to (405, 415). */
+  private static final class HttpProblem extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final int status;
+    private final SgmException error;
+
+    HttpProblem(int status, SgmException error) {
+      super(error.getMessage(), null, false, false);
+      this.status = status;
+      this.error = error;
+    }
+  }
+
+  private Reply route(String method, String path, Request request) {
+    if (path.startsWith("/v1/") && path.indexOf('/', 4) < 0 && !path.equals("/v1/discovery")) {
+      requireMethod(method, "POST", path);
+      String operation = path.substring(4);
+      return Reply.json(service.invoke(CALLER, operation, readJson(request)));
+    }
+    if (path.startsWith("/v1/content/")) {
+      requireMethod(method, "GET", path);
+      return content(path.substring("/v1/content/".length()));
+    }
+    for (Route route : FIXED_ROUTES) {
+      if (route.path().equals(path)) {
+        requireMethod(method, route.method(), path);
+        return switch (route.name()) {
+          case "discover" -> Reply.json(service.discover(CALLER, DiscoverRequest.any()).toJson());
+          case "health" -> Reply.json(Json.object().put("status", "ok"));
+          default -> Reply.json(openApi.document());
+        };
+      }
+    }
+    throw new SgmException(
+        ErrorCode.NOT_FOUND,
+        "no route " + method + " " + path + "; the routes are listed at /openapi.json");
+  }
+
+  private static void requireMethod(String method, String allowed, String path) {
+    if (!method.equals(allowed)) {
+      throw new HttpProblem(
+          405,
+          new SgmException(
+              ErrorCode.INVALID_REQUEST, path + " takes " + allowed + ", not " + method));
+    }
+  }
+
+  private Reply content(String hash) {
+    if (!HASH.matcher(hash).matches()) {
+      throw SgmException.invalidRequest("hash", "must be 64 lowercase hexadecimal characters");
+    }
+    Optional<StoredContent> content = service.getContent(CALLER, hash);
+    StoredContent held =
+        content.orElseThrow(
+            () -> new SgmException(ErrorCode.NOT_FOUND, "no content " + hash + " is held here"));
+    String type =
+        "utf-8".equals(held.reference().encoding())
+            ? "text/plain; charset=utf-8"
+            : "application/octet-stream";
+    return new Reply(200, type, held.bytes());
+  }
+
+  private static void checkProtocolVersion(Request request) {
+    String header = request.getHeaders().get("SGM-Protocol-Version");
+    if (header == null || header.isBlank()) {
+      return;
+    }
+    ProtocolVersion asked;
+    try {
+      asked = ProtocolVersion.parse(header.trim());
+    } catch (SgmException e) {
+      throw SgmException.invalidRequest(
+          "SGM-Protocol-Version", "'" + header + "' is not a semantic version such as 0.1.0");
+    }
+    if (!asked.isCompatibleWith(ProtocolVersion.CURRENT)) {
+      String reason =
+          "version "
+              + asked
+              + " is not compatible with the supported versions ["
+              + ProtocolVersion.CURRENT
+              + "]";
+      throw new SgmException(
+          ErrorCode.UNSUPPORTED_VERSION,
+          reason,
+          List.of(new FieldError("SGM-Protocol-Version", reason)));
+    }
+  }
+
+  /**
+   * The request body as JSON: {@code {}} when empty; otherwise it must be JSON within the size
+   * limit.
+   */
+  private JsonNode readJson(Request request) {
+    long declared = request.getLength();
+    if (declared > settings.maxBodyBytes()) {
+      throw tooLarge(declared);
+    }
+    byte[] body = readBody(request);
+    if (body.length == 0) {
+      return Json.object();
+    }
+    String type = request.getHeaders().get(HttpHeader.CONTENT_TYPE);
+    if (type == null || !type.toLowerCase(Locale.ROOT).trim().startsWith(JSON)) {
+      throw new HttpProblem(
+          415,
+          SgmException.invalidRequest(
+              "Content-Type",
+              "must be application/json, was " + (type == null ? "absent" : "'" + type + "'")));
+    }
+    if (type.toLowerCase(Locale.ROOT).contains("charset=")
+        && !type.toLowerCase(Locale.ROOT).replace(" ", "").contains("charset=utf-8")) {
+      throw new HttpProblem(
+          415,
+          SgmException.invalidRequest(
+              "Content-Type", "the charset must be utf-8, was '" + type + "'"));
+    }
+    JsonNode json = Json.parse(body);
+    if (!json.isObject()) {
+      throw SgmException.invalidRequest("body", "must be a JSON object");
+    }
+    return (ObjectNode) json;
+  }
+
+  private byte[] readBody(Request request) {
+    long limit = settings.maxBodyBytes();
+    try (InputStream in = Content.Source.asInputStream(request)) {
+      byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
+      if (body.length > limit) {
+        throw tooLarge(-1);
+      }
+      return body;
+    } catch (IOException e) {
+      throw SgmException.invalidRequest("body", "could not be read: " + e.getMessage());
+    }
+  }
+
+  private SgmException tooLarge(long declared) {
+    return new SgmException(
+        ErrorCode.TOO_LARGE,
+        "body: "
+            + (declared >= 0 ? "is " + declared + " bytes; " : "")
+            + "the limit is "
+            + settings.maxBodyBytes()
+            + " bytes",
+        List.of(new FieldError("body", "larger than " + settings.maxBodyBytes() + " bytes")));
+  }
+}

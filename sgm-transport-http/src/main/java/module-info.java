@@ -1,0 +1,14 @@
+/**
+ * SGM over HTTP/JSON: every operation as {@code POST /v1/{op}}, discovery, content by hash, health
+ * and an OpenAPI description, served by Jetty; and a {@code java.net.http} client of the same API.
+ */
+module dev.sgm.transport.http {
+  requires transitive dev.sgm.api;
+  requires transitive org.eclipse.jetty.server;
+  requires java.net.http;
+
+  exports dev.sgm.transport.http;
+
+  provides dev.sgm.api.spi.TransportProvider with
+      dev.sgm.transport.http.HttpTransportProvider;
+}

@@ -1,0 +1,179 @@
+package dev.sgm.transport.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sgm.api.ErrorCode;
+import dev.sgm.api.Json;
+import dev.sgm.api.SgmException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The HTTP binding's own rules: routes, statuses, and every kind of malformed input. */
+class HttpProtocolTest {
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  private record Answer(int status, String contentType, String body) {
+    JsonNode json() {
+      return Json.parse(body);
+    }
+
+    String code() {
+      return json().path("error").path("code").asText();
+    }
+  }
+
+  private static Answer send(String method, String path, String contentType, byte[] body)
+      throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(HttpServers.shared().url() + path))
+            .method(
+                method,
+                body == null
+                    ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofByteArray(body));
+    if (contentType != null) {
+      request.header("Content-Type", contentType);
+    }
+    HttpResponse<String> response =
+        HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return new Answer(
+        response.statusCode(),
+        response.headers().firstValue("Content-Type").orElse(""),
+        response.body());
+  }
+
+  private static Answer post(String path, String json) throws Exception {
+    return send("POST", path, "application/json", json.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void assertError(Answer answer, int status, String code) {
+    assertEquals(status, answer.status(), answer.body());
+    assertTrue(answer.contentType().startsWith("application/json"), answer.contentType());
+    assertEquals(code, answer.code(), answer.body());
+    assertFalse(answer.body().contains("at dev.sgm"), "no stack trace");
+    assertFalse(answer.body().toUpperCase().contains("SELECT "), "no SQL");
+  }
+
+  @Test
+  void discoveryHealthAndTheWellKnownAddress() throws Exception {
+    Answer discovery = send("GET", "/v1/discovery", null, null);
+    assertEquals(200, discovery.status());
+    assertTrue(
+        discovery.json().path("capabilities").toString().contains("\"http\""), discovery.body());
+    assertEquals(discovery.json(), send("GET", "/.well-known/sgm", null, null).json());
+    assertEquals("ok", send("GET", "/healthz", null, null).json().path("status").asText());
+    assertEquals(200, post("/v1/discover", "{}").status());
+    assertEquals(200, send("POST", "/v1/discover", null, null).status(), "an empty body is {}");
+  }
+
+  @Test
+  void malformedInputIsAClear4xx() throws Exception {
+    assertError(post("/v1/store", "{\"record\": "), 400, "invalid_request");
+    assertError(post("/v1/store", "[1, 2]"), 400, "invalid_request");
+    assertError(post("/v1/store", "{\"a\":1,\"a\":2}"), 400, "invalid_request");
+    assertError(post("/v1/retrieve", "[".repeat(300) + "]".repeat(300)), 400, "invalid_request");
+    byte[] badUtf8 = {'{', '"', 'a', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'};
+    assertError(send("POST", "/v1/store", "application/json", badUtf8), 400, "invalid_request");
+    assertError(
+        send("POST", "/v1/store", "text/plain", "{}".getBytes(StandardCharsets.UTF_8)),
+        415,
+        "invalid_request");
+    assertError(
+        send(
+            "POST",
+            "/v1/store",
+            "application/json; charset=latin1",
+            "{}".getBytes(StandardCharsets.UTF_8)),
+        415,
+        "invalid_request");
+    byte[] huge = new byte[5 * 1024 * 1024];
+    java.util.Arrays.fill(huge, (byte) ' ');
+    huge[0] = '{';
+    huge[huge.length - 1] = '}';
+    assertError(send("POST", "/v1/store", "application/json", huge), 413, "too_large");
+  }
+
+  @Test
+  void statusesFollowTheErrorTable() throws Exception {
+    assertError(
+        post("/v1/store", "{\"record\": {\"id\": \"x\", \"type\": \"note\"}}"),
+        400,
+        "invalid_record");
+    assertError(
+        post("/v1/read", "{\"scope\": {\"project\": \"http-none\"}, \"id\": \"nothing\"}"),
+        404,
+        "not_found");
+    assertError(post("/v1/no_such.op", "{}"), 501, "unsupported_capability");
+    assertError(send("GET", "/v1/store", null, null), 405, "invalid_request");
+    assertError(send("GET", "/nowhere", null, null), 404, "not_found");
+    assertError(
+        post("/v1/discover", "{\"accept_versions\": [\"9.0.0\"]}"), 400, "unsupported_version");
+    HttpRequest wrongVersion =
+        HttpRequest.newBuilder(URI.create(HttpServers.shared().url() + "/v1/discover"))
+            .header("SGM-Protocol-Version", "2.0.0")
+            .POST(HttpRequest.BodyPublishers.noBody())
+            .build();
+    HttpResponse<String> response = HTTP.send(wrongVersion, HttpResponse.BodyHandlers.ofString());
+    assertEquals(400, response.statusCode());
+    assertEquals(
+        "unsupported_version", Json.parse(response.body()).path("error").path("code").asText());
+    assertEquals("0.1.0", response.headers().firstValue("SGM-Protocol-Version").orElse(""));
+  }
+
+  @Test
+  void storedContentIsServedByHash() throws Exception {
+    JsonNode reference =
+        post("/v1/put_content", "{\"content\": \"body text ✓\"}").json().path("reference");
+    Answer content = send("GET", "/v1/content/" + reference.path("hash").asText(), null, null);
+    assertEquals(200, content.status());
+    assertEquals("body text ✓", content.body());
+    assertTrue(content.contentType().startsWith("text/plain"));
+    assertError(send("GET", "/v1/content/" + "0".repeat(64), null, null), 404, "not_found");
+    assertError(send("GET", "/v1/content/xyz", null, null), 400, "invalid_request");
+  }
+
+  @Test
+  void theJavaClientRaisesTheServersErrors() throws Exception {
+    SgmException e =
+        assertThrows(
+            SgmException.class,
+            () -> HttpServers.shared().client().call("read", Json.parse("{\"id\": \"x\"}")));
+    assertEquals(ErrorCode.INVALID_REQUEST, e.code());
+    assertEquals("scope", e.details().get(0).field());
+    SgmException down =
+        assertThrows(
+            SgmException.class,
+            () -> new SgmHttpClient("http://127.0.0.1:1").call("discover", Json.object()));
+    assertEquals(ErrorCode.UNAVAILABLE, down.code());
+  }
+
+  @Test
+  void recordsStoredOverHttpHaveOriginHttp() throws Exception {
+    JsonNode stored =
+        post(
+                "/v1/store",
+                "{\"record\": {\"id\": \"o\", \"type\": \"note\", \"scope\": {\"project\": \"http-origin\"},"
+                    + " \"provenance\": {\"agent\": \"a\"}, \"metadata\": {\"n\": 1.0, \"big\": 12345678901234567890}}}")
+            .json();
+    assertEquals("http", stored.path("record").path("provenance").path("origin").asText());
+    Answer read = post("/v1/read", "{\"scope\": {\"project\": \"http-origin\"}, \"id\": \"o\"}");
+    assertTrue(
+        read.body().contains("\"metadata\":{\"n\":1.0,\"big\":12345678901234567890}"), read.body());
+  }
+
+  @Test
+  void aNonLoopbackHostIsRefusedWithoutAuthentication() {
+    SgmException e =
+        assertThrows(SgmException.class, () -> HttpServers.start("http.host", "0.0.0.0"));
+    assertEquals(ErrorCode.FORBIDDEN, e.code());
+    assertTrue(e.getMessage().contains("needs authentication"), e.getMessage());
+  }
+}
