@@ -1,6 +1,10 @@
-/** Load harnesses for SGM: the engine against raw JDBC on the same H2 settings, printing ratios. */
+/**
+ * Load harnesses for SGM that print ratios: the engine against raw JDBC on the same H2 settings,
+ * and the HTTP transport against a trivial handler on the same server configuration.
+ */
 module dev.sgm.bench {
   requires dev.sgm.core;
+  requires dev.sgm.transport.http;
   requires java.sql;
   requires com.h2database;
 }

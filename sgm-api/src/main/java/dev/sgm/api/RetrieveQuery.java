@@ -84,26 +84,6 @@ public record RetrieveQuery(
     return new Builder(scope);
   }
 
-  /** A builder starting from this query, e.g. to ask for the next page. */
-  public Builder toBuilder() {
-    Builder b = new Builder(scope);
-    b.scopeMode = scopeMode;
-    b.ids = ids;
-    b.types = types;
-    b.tags = tags;
-    b.tagsMode = tagsMode;
-    b.text = text;
-    b.filter = new LinkedHashMap<>(filter);
-    b.createdAfter = createdAfter;
-    b.createdBefore = createdBefore;
-    b.updatedAfter = updatedAfter;
-    b.orderBy = orderBy;
-    b.ascending = ascending;
-    b.limit = limit;
-    b.cursor = cursor;
-    return b;
-  }
-
   public static RetrieveQuery fromJson(JsonNode json) {
     RequestReader r = RequestReader.of(json);
     Builder b = builder(r.requireScope("scope"));

@@ -182,14 +182,7 @@ final class Engine implements SgmService {
                 + ", but it does not exist");
       }
       if (live.version() != expectedVersion) {
-        throw new SgmException(
-            ErrorCode.CONFLICT,
-            "expected version "
-                + expectedVersion
-                + " of "
-                + scope.qualify(id)
-                + ", but the stored version is "
-                + live.version());
+        throw versionConflict(expectedVersion, scope, id, live.version());
       }
     }
     Instant now = clock.instant();
@@ -311,6 +304,17 @@ final class Engine implements SgmService {
     return new ReadResult(record, true, body, binary, null);
   }
 
+  private static SgmException versionConflict(long expected, Scope scope, String id, long stored) {
+    return new SgmException(
+        ErrorCode.CONFLICT,
+        "expected version "
+            + expected
+            + " of "
+            + scope.qualify(id)
+            + ", but the stored version is "
+            + stored);
+  }
+
   private static SgmException notFound(Scope scope, String id) {
     return new SgmException(ErrorCode.NOT_FOUND, "no record " + scope.qualify(id));
   }
@@ -377,14 +381,8 @@ final class Engine implements SgmService {
                   .filter(r -> !r.deleted())
                   .orElseThrow(() -> notFound(request.scope(), request.id()));
           if (request.expectedVersion() != null && live.version() != request.expectedVersion()) {
-            throw new SgmException(
-                ErrorCode.CONFLICT,
-                "expected version "
-                    + request.expectedVersion()
-                    + " of "
-                    + request.scope().qualify(request.id())
-                    + ", but the stored version is "
-                    + live.version());
+            throw versionConflict(
+                request.expectedVersion(), request.scope(), request.id(), live.version());
           }
           if (soft) {
             tx.put(
