@@ -9,6 +9,7 @@ module dev.sgm.core {
   requires com.h2database;
   requires dagger;
   requires jakarta.inject;
+  // The System.Logger backend, whose one-line format Main sets.
   requires java.logging;
 
   exports dev.sgm.core;

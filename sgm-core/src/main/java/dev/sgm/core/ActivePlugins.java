@@ -79,8 +79,8 @@ final class ActivePlugins {
     return ownerByType.get(type);
   }
 
-  boolean keepsDeletedRecords() {
-    return profiles.values().stream().anyMatch(Profile::keepsDeletedRecords);
+  boolean keepsHistory() {
+    return profiles.values().stream().anyMatch(Profile::keepsHistory);
   }
 
   ProfileOperation operation(String name) {

@@ -4,15 +4,19 @@ import dagger.Lazy;
 import dagger.Module;
 import dagger.Provides;
 import dagger.multibindings.ElementsIntoSet;
+import dev.sgm.api.Caller;
 import dev.sgm.api.DiscoveryDocument;
 import dev.sgm.api.ErrorCode;
+import dev.sgm.api.MemoryRecord;
 import dev.sgm.api.ProtocolVersion;
 import dev.sgm.api.RetrieveQuery;
+import dev.sgm.api.RetrieveResult;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.SgmService;
 import dev.sgm.api.spi.Config;
 import dev.sgm.api.spi.ProfileContext;
 import dev.sgm.api.spi.ProfileProvider;
+import dev.sgm.api.spi.RecordWriter;
 import dev.sgm.api.spi.Storage;
 import dev.sgm.api.spi.StorageProvider;
 import dev.sgm.api.spi.TransportProvider;
@@ -26,6 +30,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * Wires the engine. Plugins enter the graph through {@link ElementsIntoSet} over {@link
@@ -109,6 +114,16 @@ final class CoreModule {
           @Override
           public Clock clock() {
             return clock;
+          }
+
+          @Override
+          public <T> T atomically(Caller caller, Function<RecordWriter, T> work) {
+            return engine.get().atomically(caller, work);
+          }
+
+          @Override
+          public RetrieveResult retrieveAmong(List<MemoryRecord> candidates, RetrieveQuery query) {
+            return engine.get().retrieveAmong(candidates, query);
           }
         };
     ActivePlugins plugins =

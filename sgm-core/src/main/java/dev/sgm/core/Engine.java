@@ -30,12 +30,15 @@ import dev.sgm.api.StoredContent;
 import dev.sgm.api.Timestamps;
 import dev.sgm.api.spi.Profile;
 import dev.sgm.api.spi.ProfileOperation;
+import dev.sgm.api.spi.RecordIndex;
 import dev.sgm.api.spi.RecordIndex.FieldValue;
+import dev.sgm.api.spi.RecordWriter;
 import dev.sgm.api.spi.Storage;
 import dev.sgm.api.spi.StoragePage;
 import dev.sgm.api.spi.StorageQuery;
 import dev.sgm.api.spi.StorageTransaction;
 import dev.sgm.api.spi.StoredRecord;
+import dev.sgm.api.spi.VersionEntry;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
@@ -45,6 +48,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The SGM engine: the one implementation of {@link SgmService}. It decides every semantic of the
@@ -206,18 +210,37 @@ final class Engine implements SgmService {
     record.set("version", RawNumberNode.of(version));
     record.put("updated_at", nowText);
     Instant createdAt = Timestamps.tryParse(record.get("created_at").textValue());
-    tx.put(
-        new StoredRecord(
-            scope,
-            id,
-            record.get("type").textValue(),
-            version,
-            Timestamps.toMicros(createdAt),
-            Timestamps.toMicros(now),
-            false,
-            Json.write(record),
-            indexer.index(record)));
+    String document = Json.write(record);
+    long seq =
+        tx.put(
+            new StoredRecord(
+                scope,
+                id,
+                record.get("type").textValue(),
+                version,
+                Timestamps.toMicros(createdAt),
+                Timestamps.toMicros(now),
+                false,
+                document,
+                indexer.index(record)));
+    if (plugins.keepsHistory()) {
+      tx.appendVersion(
+          new VersionEntry(
+              scope,
+              id,
+              version,
+              seq,
+              Timestamps.toMicros(now),
+              writer(caller, record),
+              false,
+              document));
+    }
     return new StoreResult(MemoryRecord.of(record), live == null, true);
+  }
+
+  /** Who a history entry names as the writer: the authenticated principal, else the agent. */
+  private static String writer(Caller caller, JsonNode record) {
+    return caller.principal().orElse(record.path("provenance").path("agent").asText(""));
   }
 
   /**
@@ -373,34 +396,83 @@ final class Engine implements SgmService {
 
   @Override
   public DeleteResult delete(Caller caller, DeleteRequest request) {
-    boolean soft = plugins.keepsDeletedRecords();
     return storage.inTransaction(
-        tx -> {
-          StoredRecord live =
-              tx.findForUpdate(request.scope(), request.id())
-                  .filter(r -> !r.deleted())
-                  .orElseThrow(() -> notFound(request.scope(), request.id()));
-          if (request.expectedVersion() != null && live.version() != request.expectedVersion()) {
-            throw versionConflict(
-                request.expectedVersion(), request.scope(), request.id(), live.version());
-          }
-          if (soft) {
-            tx.put(
-                new StoredRecord(
-                    live.scope(),
-                    live.id(),
-                    live.type(),
-                    live.version(),
-                    live.createdMicros(),
-                    Timestamps.toMicros(clock.instant()),
-                    true,
-                    live.document(),
-                    live.index()));
-          } else {
-            tx.remove(request.scope(), request.id());
-          }
-          return new DeleteResult(soft);
-        });
+        tx -> delete(tx, caller, request.scope(), request.id(), request.expectedVersion()));
+  }
+
+  private DeleteResult delete(
+      StorageTransaction tx, Caller caller, Scope scope, String id, Long expectedVersion) {
+    StoredRecord live =
+        tx.findForUpdate(scope, id)
+            .filter(r -> !r.deleted())
+            .orElseThrow(() -> notFound(scope, id));
+    if (expectedVersion != null && live.version() != expectedVersion) {
+      throw versionConflict(expectedVersion, scope, id, live.version());
+    }
+    if (!plugins.keepsHistory()) {
+      tx.remove(scope, id);
+      return new DeleteResult(false);
+    }
+    long now = Timestamps.toMicros(clock.instant());
+    long seq =
+        tx.put(
+            new StoredRecord(
+                live.scope(),
+                live.id(),
+                live.type(),
+                live.version(),
+                live.createdMicros(),
+                now,
+                true,
+                live.document(),
+                // A hidden row matches no query, so it keeps no index entries.
+                new RecordIndex(List.of(), Map.of(), List.of())));
+    tx.appendVersion(
+        new VersionEntry(
+            scope,
+            id,
+            live.version(),
+            seq,
+            now,
+            caller.principal().orElse(caller.origin()),
+            true,
+            live.document()));
+    return new DeleteResult(true);
+  }
+
+  /** Runs profile work in one transaction, with the engine's own writes. */
+  <T> T atomically(Caller caller, Function<RecordWriter, T> work) {
+    return storage.inTransaction(
+        tx ->
+            work.apply(
+                new RecordWriter() {
+                  @Override
+                  public StoreResult store(JsonNode record) {
+                    return apply(tx, caller, prepare(record), null, false);
+                  }
+
+                  @Override
+                  public DeleteResult delete(Scope scope, String id) {
+                    return Engine.this.delete(tx, caller, scope, id, null);
+                  }
+
+                  @Override
+                  public Optional<MemoryRecord> read(Scope scope, String id) {
+                    return tx.findForUpdate(scope, id)
+                        .filter(r -> !r.deleted())
+                        .map(r -> MemoryRecord.ofStoredText(r.document()));
+                  }
+
+                  @Override
+                  public StorageTransaction storage() {
+                    return tx;
+                  }
+                }));
+  }
+
+  /** A retrieve answered from the given records rather than the store (past states). */
+  RetrieveResult retrieveAmong(List<MemoryRecord> candidates, RetrieveQuery query) {
+    return new QueryMatcher(query).page(candidates);
   }
 
   @Override

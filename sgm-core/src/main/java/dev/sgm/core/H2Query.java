@@ -109,8 +109,7 @@ final class H2Query {
   }
 
   /** The condition that {@code column} holds a scope the query covers; adds its parameters. */
-  private static String scopeCondition(
-      String column, Scope scope, ScopeMode mode, List<Object> params) {
+  static String scopeCondition(String column, Scope scope, ScopeMode mode, List<Object> params) {
     if (mode == ScopeMode.EXACT) {
       params.add(scope.canonical());
       return column + " = ?";

@@ -50,7 +50,16 @@ final class H2Schema {
               "CREATE TABLE scope_pairs (pair VARCHAR(1100) NOT NULL, scope_key VARCHAR(4200) NOT NULL,"
                   + " pairs INT NOT NULL, PRIMARY KEY (pair, scope_key))",
               "CREATE TABLE contents (hash VARCHAR(64) PRIMARY KEY, encoding VARCHAR(16) NOT NULL,"
-                  + " bytes BIGINT NOT NULL, body BLOB NOT NULL)"));
+                  + " bytes BIGINT NOT NULL, body BLOB NOT NULL)"),
+          // 2: the version log and snapshots, written while a profile keeps history.
+          List.of(
+              "CREATE TABLE record_versions (scope_key VARCHAR(4200) NOT NULL, id VARCHAR(1100) NOT NULL,"
+                  + " seq BIGINT NOT NULL, version BIGINT NOT NULL, written_us BIGINT NOT NULL,"
+                  + " writer VARCHAR(1100) NOT NULL, deleted BOOLEAN NOT NULL, doc CHARACTER VARYING NOT NULL,"
+                  + " PRIMARY KEY (scope_key, id, seq))",
+              "CREATE TABLE snapshots (scope_key VARCHAR(4200) NOT NULL, name VARCHAR(256) NOT NULL,"
+                  + " descendants BOOLEAN NOT NULL, seq BIGINT NOT NULL, created_us BIGINT NOT NULL,"
+                  + " created_by VARCHAR(1100) NOT NULL, PRIMARY KEY (scope_key, name))"));
 
   private H2Schema() {}
 

@@ -3,15 +3,18 @@ package dev.sgm.core;
 import dev.sgm.api.ContentReference;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Scope;
+import dev.sgm.api.ScopeMode;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.StoredContent;
 import dev.sgm.api.spi.RecordIndex;
+import dev.sgm.api.spi.SnapshotEntry;
 import dev.sgm.api.spi.Storage;
 import dev.sgm.api.spi.StoragePage;
 import dev.sgm.api.spi.StorageQuery;
 import dev.sgm.api.spi.StorageQuery.Position;
 import dev.sgm.api.spi.StorageTransaction;
 import dev.sgm.api.spi.StoredRecord;
+import dev.sgm.api.spi.VersionEntry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -185,7 +188,7 @@ final class H2Storage implements Storage {
     }
 
     @Override
-    public void put(StoredRecord record) {
+    public long put(StoredRecord record) {
       try {
         long seq = sequence.incrementAndGet();
         String scopeKey = record.scope().canonical();
@@ -265,6 +268,166 @@ final class H2Storage implements Storage {
         }
         writeIndex(pk, scopeKey, record.index());
         indexScope(record.scope());
+        return seq;
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    @Override
+    public List<StoredRecord> rows(Scope scope, boolean descendants) {
+      List<Object> params = new ArrayList<>();
+      String condition =
+          H2Query.scopeCondition(
+              "scope_key", scope, descendants ? ScopeMode.DESCENDANTS : ScopeMode.EXACT, params);
+      List<StoredRecord> rows = new ArrayList<>();
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              "SELECT scope_key, id, type, version, created_us, updated_us, deleted, doc FROM records"
+                  + " WHERE "
+                  + condition
+                  + " ORDER BY pk")) {
+        bindAll(ps, params);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            rows.add(
+                new StoredRecord(
+                    Scope.parseCanonical(rs.getString(1)),
+                    rs.getString(2),
+                    rs.getString(3),
+                    rs.getLong(4),
+                    rs.getLong(5),
+                    rs.getLong(6),
+                    rs.getBoolean(7),
+                    rs.getString(8),
+                    NOT_LOADED));
+          }
+        }
+        return rows;
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    @Override
+    public void appendVersion(VersionEntry entry) {
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              "INSERT INTO record_versions(scope_key, id, seq, version, written_us, writer, deleted, doc)"
+                  + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+        ps.setString(1, entry.scope().canonical());
+        ps.setString(2, entry.id());
+        ps.setLong(3, entry.seq());
+        ps.setLong(4, entry.version());
+        ps.setLong(5, entry.writtenMicros());
+        ps.setString(6, entry.writer());
+        ps.setBoolean(7, entry.deleted());
+        ps.setString(8, entry.document());
+        ps.executeUpdate();
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    @Override
+    public List<VersionEntry> versions(Scope scope, String id, long beforeSeq, int limit) {
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              VERSION_COLUMNS
+                  + " WHERE scope_key = ? AND id = ? AND seq < ? ORDER BY seq DESC LIMIT ?")) {
+        ps.setString(1, scope.canonical());
+        ps.setString(2, id);
+        ps.setLong(3, beforeSeq);
+        ps.setInt(4, limit);
+        return readVersions(ps);
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    @Override
+    public List<VersionEntry> stateAt(Scope scope, boolean descendants, long seq) {
+      List<Object> params = new ArrayList<>();
+      String condition =
+          H2Query.scopeCondition(
+              "scope_key", scope, descendants ? ScopeMode.DESCENDANTS : ScopeMode.EXACT, params);
+      params.add(seq);
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              VERSION_COLUMNS
+                  + " WHERE "
+                  + condition
+                  + " AND seq <= ? ORDER BY scope_key, id, seq DESC")) {
+        bindAll(ps, params);
+        List<VersionEntry> latest = new ArrayList<>();
+        VersionEntry previous = null;
+        for (VersionEntry entry : readVersions(ps)) {
+          // Newest first within each record: keep the first entry of each.
+          if (previous == null
+              || !previous.id().equals(entry.id())
+              || !previous.scope().equals(entry.scope())) {
+            latest.add(entry);
+          }
+          previous = entry;
+        }
+        return latest;
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    @Override
+    public long currentSequence() {
+      return sequence.get();
+    }
+
+    @Override
+    public void putSnapshot(SnapshotEntry snapshot) {
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              "INSERT INTO snapshots(scope_key, name, descendants, seq, created_us, created_by)"
+                  + " VALUES (?, ?, ?, ?, ?, ?)")) {
+        ps.setString(1, snapshot.scope().canonical());
+        ps.setString(2, snapshot.name());
+        ps.setBoolean(3, snapshot.descendants());
+        ps.setLong(4, snapshot.seq());
+        ps.setLong(5, snapshot.createdMicros());
+        ps.setString(6, snapshot.createdBy());
+        ps.executeUpdate();
+      } catch (SQLException e) {
+        if (e.getErrorCode() == org.h2.api.ErrorCode.DUPLICATE_KEY_1
+            && snapshot(snapshot.scope(), snapshot.name()).isPresent()) {
+          throw new SgmException(
+              ErrorCode.CONFLICT,
+              "a snapshot named '"
+                  + snapshot.name()
+                  + "' exists in "
+                  + snapshot.scope().canonical());
+        }
+        throw new SqlFailure(e);
+      }
+    }
+
+    @Override
+    public Optional<SnapshotEntry> snapshot(Scope scope, String name) {
+      try (PreparedStatement ps =
+          connection.prepareStatement(SNAPSHOT_COLUMNS + " WHERE scope_key = ? AND name = ?")) {
+        ps.setString(1, scope.canonical());
+        ps.setString(2, name);
+        List<SnapshotEntry> found = readSnapshots(ps);
+        return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    @Override
+    public List<SnapshotEntry> snapshots(Scope scope) {
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              SNAPSHOT_COLUMNS + " WHERE scope_key = ? ORDER BY seq DESC, name")) {
+        ps.setString(1, scope.canonical());
+        return readSnapshots(ps);
       } catch (SQLException e) {
         throw new SqlFailure(e);
       }
@@ -390,6 +553,54 @@ final class H2Storage implements Storage {
   private static final String FIND =
       "SELECT type, version, created_us, updated_us, deleted, doc FROM records"
           + " WHERE scope_key = ? AND id = ?";
+
+  private static final String VERSION_COLUMNS =
+      "SELECT scope_key, id, version, seq, written_us, writer, deleted, doc FROM record_versions";
+
+  private static final String SNAPSHOT_COLUMNS =
+      "SELECT scope_key, name, descendants, seq, created_us, created_by FROM snapshots";
+
+  private static List<VersionEntry> readVersions(PreparedStatement ps) throws SQLException {
+    List<VersionEntry> entries = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        entries.add(
+            new VersionEntry(
+                Scope.parseCanonical(rs.getString(1)),
+                rs.getString(2),
+                rs.getLong(3),
+                rs.getLong(4),
+                rs.getLong(5),
+                rs.getString(6),
+                rs.getBoolean(7),
+                rs.getString(8)));
+      }
+    }
+    return entries;
+  }
+
+  private static List<SnapshotEntry> readSnapshots(PreparedStatement ps) throws SQLException {
+    List<SnapshotEntry> entries = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        entries.add(
+            new SnapshotEntry(
+                Scope.parseCanonical(rs.getString(1)),
+                rs.getString(2),
+                rs.getBoolean(3),
+                rs.getLong(4),
+                rs.getLong(5),
+                rs.getString(6)));
+      }
+    }
+    return entries;
+  }
+
+  private static void bindAll(PreparedStatement ps, List<Object> params) throws SQLException {
+    for (int i = 0; i < params.size(); i++) {
+      ps.setObject(i + 1, params.get(i));
+    }
+  }
 
   private static final RecordIndex NOT_LOADED = new RecordIndex(List.of(), Map.of(), List.of());
 

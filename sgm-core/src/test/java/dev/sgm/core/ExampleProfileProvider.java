@@ -47,7 +47,7 @@ public final class ExampleProfileProvider implements ProfileProvider {
       }
 
       @Override
-      public boolean keepsDeletedRecords() {
+      public boolean keepsHistory() {
         return keepDeleted;
       }
 

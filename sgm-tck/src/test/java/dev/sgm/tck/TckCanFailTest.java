@@ -71,11 +71,30 @@ class TckCanFailTest {
     }
   }
 
-  private record Outcome(Set<String> failed, Set<String> passed) {}
+  static class HistoryWithoutTheProfile extends HistoryTck {
+    private static dev.sgm.core.SgmRuntime runtime;
+
+    @Override
+    protected SgmClient client() {
+      synchronized (HistoryWithoutTheProfile.class) {
+        if (runtime == null) {
+          runtime =
+              dev.sgm.core.SgmRuntime.open(
+                  dev.sgm.core.ConfigLoader.load(
+                      java.util.Map.of("storage.memory", "true", "profiles.disabled", "history"),
+                      java.util.Map.of()));
+        }
+      }
+      return (op, request) -> runtime.service().invoke(dev.sgm.api.Caller.embedded(), op, request);
+    }
+  }
+
+  private record Outcome(Set<String> failed, Set<String> passed, Set<String> skipped) {}
 
   private static Outcome run(Class<?> suite) {
     Set<String> failed = new TreeSet<>();
     Set<String> passed = new TreeSet<>();
+    Set<String> skipped = new TreeSet<>();
     Launcher launcher = LauncherFactory.create();
     launcher.execute(
         LauncherDiscoveryRequestBuilder.request().selectors(selectClass(suite)).build(),
@@ -83,12 +102,23 @@ class TckCanFailTest {
           @Override
           public void executionFinished(TestIdentifier id, TestExecutionResult result) {
             if (id.isTest() && id.getSource().orElse(null) instanceof MethodSource m) {
-              (result.getStatus() == TestExecutionResult.Status.SUCCESSFUL ? passed : failed)
-                  .add(m.getMethodName());
+              switch (result.getStatus()) {
+                case SUCCESSFUL -> passed.add(m.getMethodName());
+                case ABORTED -> skipped.add(m.getMethodName());
+                case FAILED -> failed.add(m.getMethodName());
+              }
             }
           }
         });
-    return new Outcome(failed, passed);
+    return new Outcome(failed, passed, skipped);
+  }
+
+  @Test
+  void aProfileSuiteIsSkippedWithAReasonWhenTheProfileIsNotAdvertised() {
+    Outcome outcome = run(HistoryWithoutTheProfile.class);
+    assertEquals(Set.of(), outcome.failed());
+    assertEquals(Set.of(), outcome.passed());
+    assertEquals(9, outcome.skipped().size(), outcome.skipped()::toString);
   }
 
   @Test

@@ -30,10 +30,10 @@ public interface Profile {
   }
 
   /**
-   * True when deleted records must be kept (hidden) rather than removed, as the history profile
-   * needs.
+   * True when the engine must keep history while this profile is active: every written version is
+   * logged with its writer and time, and a delete hides a record instead of removing it.
    */
-  default boolean keepsDeletedRecords() {
+  default boolean keepsHistory() {
     return false;
   }
 }

@@ -1,7 +1,13 @@
 package dev.sgm.api.spi;
 
+import dev.sgm.api.Caller;
+import dev.sgm.api.MemoryRecord;
+import dev.sgm.api.RetrieveQuery;
+import dev.sgm.api.RetrieveResult;
 import dev.sgm.api.SgmService;
 import java.time.Clock;
+import java.util.List;
+import java.util.function.Function;
 
 /** What the core hands a profile when creating it. */
 public interface ProfileContext {
@@ -13,4 +19,17 @@ public interface ProfileContext {
 
   /** The clock the engine stamps records with. */
   Clock clock();
+
+  /**
+   * Runs {@code work} in one transaction on behalf of {@code caller}: every write it makes through
+   * the {@link RecordWriter} commits together or not at all. The work may be run again when a
+   * concurrent write forces a retry, so it must depend only on what it reads through the writer.
+   */
+  <T> T atomically(Caller caller, Function<RecordWriter, T> work);
+
+  /**
+   * Answers {@code query} from {@code candidates} instead of the store, with the same matching,
+   * ranking and paging rules as {@code retrieve}: for views of past states, such as snapshots.
+   */
+  RetrieveResult retrieveAmong(List<MemoryRecord> candidates, RetrieveQuery query);
 }

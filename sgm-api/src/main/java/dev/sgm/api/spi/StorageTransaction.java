@@ -1,6 +1,7 @@
 package dev.sgm.api.spi;
 
 import dev.sgm.api.Scope;
+import java.util.List;
 import java.util.Optional;
 
 /** The operations available inside one storage transaction. */
@@ -8,9 +9,44 @@ public interface StorageTransaction {
   /** The row at (scope, id), hidden (deleted) rows included, locked until the transaction ends. */
   Optional<StoredRecord> findForUpdate(Scope scope, String id);
 
-  /** Inserts a new row, or replaces the row at the same (scope, id) with its index entries. */
-  void put(StoredRecord record);
+  /**
+   * Inserts a new row, or replaces the row at the same (scope, id) with its index entries.
+   *
+   * @return the write sequence number given to this write: increasing across all writes
+   */
+  long put(StoredRecord record);
 
   /** Physically removes the row at (scope, id) and its index entries. */
   void remove(Scope scope, String id);
+
+  /** Every row (hidden ones included) in {@code scope}, or in it and every narrower scope. */
+  List<StoredRecord> rows(Scope scope, boolean descendants);
+
+  /** Appends an entry to the version log. */
+  void appendVersion(VersionEntry entry);
+
+  /**
+   * The version log of one record, newest first, of entries with a sequence below {@code
+   * beforeSeq}.
+   */
+  List<VersionEntry> versions(Scope scope, String id, long beforeSeq, int limit);
+
+  /**
+   * The state of {@code scope} (and its narrower scopes, with {@code descendants}) at sequence
+   * {@code seq}: for each record that had a logged write by then, its latest entry up to {@code
+   * seq} (tombstones included).
+   */
+  List<VersionEntry> stateAt(Scope scope, boolean descendants, long seq);
+
+  /** The sequence number of the latest write so far. */
+  long currentSequence();
+
+  /** Saves a snapshot; fails with {@code conflict} when its scope already has one of that name. */
+  void putSnapshot(SnapshotEntry snapshot);
+
+  /** The snapshot named {@code name} in exactly {@code scope}. */
+  Optional<SnapshotEntry> snapshot(Scope scope, String name);
+
+  /** The snapshots taken of exactly {@code scope}, newest first. */
+  List<SnapshotEntry> snapshots(Scope scope);
 }

@@ -1,0 +1,27 @@
+package dev.sgm.api.spi;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sgm.api.DeleteResult;
+import dev.sgm.api.MemoryRecord;
+import dev.sgm.api.Scope;
+import dev.sgm.api.StoreResult;
+import java.util.Optional;
+
+/**
+ * The engine's writes inside one transaction, for profile operations that change several records at
+ * once (restoring a snapshot, superseding decisions): either all of them happen or none. Every
+ * write keeps the engine's rules: validation, versions, provenance, history.
+ */
+public interface RecordWriter {
+  /** Stores a record as {@code store} would, without optimistic guards. */
+  StoreResult store(JsonNode record);
+
+  /** Deletes a live record as {@code delete} would; {@code not_found} when there is none. */
+  DeleteResult delete(Scope scope, String id);
+
+  /** The live record at (scope, id), locked until the transaction ends. */
+  Optional<MemoryRecord> read(Scope scope, String id);
+
+  /** The storage transaction itself, for reading the version log and snapshots. */
+  StorageTransaction storage();
+}
