@@ -9,6 +9,7 @@ import dev.sgm.api.ReadRequest;
 import dev.sgm.api.RetrieveQuery;
 import dev.sgm.api.Scope;
 import dev.sgm.api.StoreRequest;
+import dev.sgm.bench.Measurement.Result;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;
 import java.io.IOException;
@@ -87,60 +88,14 @@ public final class CoreBenchmark {
     }
   }
 
-  /** One measured operation. */
-  record Result(String name, int count, double seconds, long[] nanos) {
-    double opsPerSecond() {
-      return count / seconds;
-    }
-
-    double p50Millis() {
-      return nanos[nanos.length / 2] / 1e6;
-    }
-
-    double p99Millis() {
-      return nanos[(int) Math.min(nanos.length - 1, Math.ceil(nanos.length * 0.99) - 1)] / 1e6;
-    }
-
-    void print() {
-      System.out.printf(
-          Locale.ROOT,
-          "  %-30s %9.0f ops/s   p50 %7.3f ms   p99 %7.3f ms%n",
-          name,
-          opsPerSecond(),
-          p50Millis(),
-          p99Millis());
-    }
-  }
-
-  private interface Op {
-    void run(int i) throws Exception;
-  }
-
   /** One side of the comparison: a loaded store and the four operations on it. */
   private interface Subject extends AutoCloseable {
     String name();
 
-    Op operation(String name);
+    Measurement.Op operation(String name);
 
     @Override
     void close() throws SQLException;
-  }
-
-  private static Result measure(String name, int count, Op op, int[] freshKeys) throws Exception {
-    // Warm-up lets the JIT compile the path first.
-    for (int i = 0; i < Math.max(2000, count / 5); i++) {
-      op.run(freshKeys[0]++);
-    }
-    long[] nanos = new long[count];
-    long start = System.nanoTime();
-    for (int i = 0; i < count; i++) {
-      long t0 = System.nanoTime();
-      op.run(freshKeys[0]++);
-      nanos[i] = System.nanoTime() - t0;
-    }
-    double seconds = (System.nanoTime() - start) / 1e9;
-    Arrays.sort(nanos);
-    return new Result(name, count, seconds, nanos);
   }
 
   private Map<String, Result> run(int records) throws Exception {
@@ -156,7 +111,8 @@ public final class CoreBenchmark {
         for (int round = 0; round < ROUNDS; round++) {
           List<Subject> order = round % 2 == 0 ? List.of(engine, raw) : List.of(raw, engine);
           for (Subject subject : order) {
-            Result result = measure(operation, count, subject.operation(operation), freshKeys);
+            Result result =
+                Measurement.measure(operation, count, subject.operation(operation), freshKeys);
             Map<String, Result> best = subject == engine ? bestEngine : bestRaw;
             best.merge(operation, result, (a, b) -> a.opsPerSecond() >= b.opsPerSecond() ? a : b);
           }
@@ -235,7 +191,7 @@ public final class CoreBenchmark {
       }
 
       @Override
-      public Op operation(String name) {
+      public Measurement.Op operation(String name) {
         return switch (OPERATIONS.indexOf(name)) {
           case 0 ->
               i ->
@@ -320,7 +276,7 @@ public final class CoreBenchmark {
       }
 
       @Override
-      public Op operation(String name) {
+      public Measurement.Op operation(String name) {
         return switch (OPERATIONS.indexOf(name)) {
           case 0 ->
               i -> {

@@ -1,0 +1,56 @@
+package dev.sgm.bench;
+
+import java.util.Arrays;
+import java.util.Locale;
+
+/** Timing of one operation repeated: warm-up first, then each call timed; ops/s, p50 and p99. */
+final class Measurement {
+  private Measurement() {}
+
+  /** One measured operation. */
+  record Result(String name, int count, double seconds, long[] nanos) {
+    double opsPerSecond() {
+      return count / seconds;
+    }
+
+    double p50Millis() {
+      return nanos[nanos.length / 2] / 1e6;
+    }
+
+    double p99Millis() {
+      return nanos[(int) Math.min(nanos.length - 1, Math.ceil(nanos.length * 0.99) - 1)] / 1e6;
+    }
+
+    void print() {
+      System.out.printf(
+          Locale.ROOT,
+          "  %-30s %9.0f ops/s   p50 %7.3f ms   p99 %7.3f ms%n",
+          name,
+          opsPerSecond(),
+          p50Millis(),
+          p99Millis());
+    }
+  }
+
+  /** A call to measure; {@code key} is fresh on every call, for operations that need new keys. */
+  interface Op {
+    void run(int key) throws Exception;
+  }
+
+  /** Runs {@code op} for warm-up (so the JIT compiles the path), then {@code count} timed times. */
+  static Result measure(String name, int count, Op op, int[] freshKeys) throws Exception {
+    for (int i = 0; i < Math.max(2000, count / 5); i++) {
+      op.run(freshKeys[0]++);
+    }
+    long[] nanos = new long[count];
+    long start = System.nanoTime();
+    for (int i = 0; i < count; i++) {
+      long t0 = System.nanoTime();
+      op.run(freshKeys[0]++);
+      nanos[i] = System.nanoTime() - t0;
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    Arrays.sort(nanos);
+    return new Result(name, count, seconds, nanos);
+  }
+}
