@@ -205,8 +205,8 @@ final class Engine implements SgmService {
       // A record re-created over a hidden (deleted) one keeps counting, so versions never repeat.
       version = existing.map(r -> r.version() + 1).orElse(1L);
     }
-    // A raw number, like every number parsed from the wire, so stored and re-read trees compare
-    // equal.
+    // A raw number, like every number parsed from the wire, so that stored and re-read trees
+    // compare equal.
     record.set("version", RawNumberNode.of(version));
     record.put("updated_at", nowText);
     Instant createdAt = Timestamps.tryParse(record.get("created_at").textValue());

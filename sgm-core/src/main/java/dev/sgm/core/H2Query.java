@@ -141,7 +141,7 @@ final class H2Query {
     return termsSql != null;
   }
 
-  // ---- queries without text -------------------------------------------------------------------
+  // ---- queries without text
 
   private String sortColumn() {
     return switch (query.orderBy()) {
@@ -198,7 +198,7 @@ final class H2Query {
     ps.setInt(next, query.limit());
   }
 
-  // ---- text queries ---------------------------------------------------------------------------
+  // ---- text queries
 
   /** Selects (pk, score) of every record in the scope holding every term. */
   String matchesSql() {

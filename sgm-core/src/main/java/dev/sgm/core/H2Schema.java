@@ -29,8 +29,7 @@ final class H2Schema {
                   + " doc CHARACTER VARYING NOT NULL,"
                   + " CONSTRAINT records_identity UNIQUE (scope_key, id))",
               // The paging indexes carry what every query checks (deleted, created_seq), so
-              // counting a
-              // scope's matches reads only the index, not the documents.
+              // counting a scope's matches reads only the index, not the documents.
               "CREATE INDEX records_by_updated"
                   + " ON records(scope_key, deleted, updated_us, pk, created_seq)",
               "CREATE INDEX records_by_created"

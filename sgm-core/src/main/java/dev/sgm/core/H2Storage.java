@@ -196,8 +196,7 @@ final class H2Storage implements Storage {
         Long pk = null;
         boolean wasDeleted = false;
         // Seen absent in this transaction: insert, and let a concurrent insert fail it (and retry
-        // it) on
-        // the unique key rather than overwrite a row this transaction never read.
+        // it) on the unique key rather than overwrite a row this transaction never read.
         if (seen == null || seen.isPresent()) {
           try (PreparedStatement ps =
               connection.prepareStatement(
@@ -223,7 +222,7 @@ final class H2Storage implements Storage {
                   Statement.RETURN_GENERATED_KEYS)) {
             ps.setString(1, scopeKey);
             ps.setString(2, record.id());
-            bindRow(ps, 3, record, seq);
+            bindRow(ps, 3, record);
             ps.setLong(7, seq);
             ps.setLong(8, seq);
             ps.setBoolean(9, record.deleted());
@@ -236,8 +235,7 @@ final class H2Storage implements Storage {
           }
         } else {
           // Optimistic check on top of the row lock: the row must still be as this transaction read
-          // it,
-          // otherwise the whole unit of work is retried against the new state.
+          // it, otherwise the whole unit of work is retried against the new state.
           StoredRecord before = seen == null ? null : seen.get();
           try (PreparedStatement ps =
               connection.prepareStatement(
@@ -247,7 +245,7 @@ final class H2Storage implements Storage {
                       + (seen == null
                           ? ""
                           : " AND version = ? AND deleted = ? AND updated_us = ?"))) {
-            bindRow(ps, 1, record, seq);
+            bindRow(ps, 1, record);
             // A row brought back from deletion counts as created now, for paging marks.
             ps.setBoolean(5, wasDeleted && !record.deleted());
             ps.setLong(6, seq);
@@ -440,8 +438,7 @@ final class H2Storage implements Storage {
           org.h2.api.ErrorCode.CONCURRENT_UPDATE_1);
     }
 
-    private void bindRow(PreparedStatement ps, int first, StoredRecord record, long seq)
-        throws SQLException {
+    private void bindRow(PreparedStatement ps, int first, StoredRecord record) throws SQLException {
       ps.setString(first, record.type());
       ps.setLong(first + 1, record.version());
       ps.setLong(first + 2, record.createdMicros());

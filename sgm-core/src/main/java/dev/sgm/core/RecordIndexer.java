@@ -49,8 +49,7 @@ final class RecordIndexer {
     }
     addTerms(raw, total, text(record.get("content")), CONTENT_WEIGHT);
     // Length normalisation: the same words in a shorter record score higher. Integer weights keep
-    // sums exact,
-    // which paging by score relies on.
+    // sums exact, which paging by score relies on.
     double norm = Math.sqrt(1.0 + total[0]);
     Map<String, Integer> terms = new LinkedHashMap<>();
     raw.forEach(
@@ -106,8 +105,8 @@ final class RecordIndexer {
         }
       }
     } else if (node.isArray()) {
-      // Array elements are indexed under the array's own path: data.labels = "x" matches ["x",
-      // "y"].
+      // Array elements are indexed under the array's own path, so that a filter
+      // data.labels = "x" matches ["x", "y"].
       for (JsonNode element : node) {
         addFields(out, path, element, depth + 1);
       }

@@ -38,7 +38,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 public abstract class ContractTck extends TckSupport {
 
   // ---- §1 lossless
-  // ------------------------------------------------------------------------------------
 
   @Test
   @DisplayName("§1 numbers come back written exactly as sent")
@@ -120,7 +119,6 @@ public abstract class ContractTck extends TckSupport {
   }
 
   // ---- §2 scopes
-  // ------------------------------------------------------------------------------------
 
   @Test
   @DisplayName("§2 the same id in two scopes is two records")
@@ -221,7 +219,6 @@ public abstract class ContractTck extends TckSupport {
   }
 
   // ---- §1 store semantics
-  // ---------------------------------------------------------------------------
 
   @Test
   @DisplayName("§1 server-set fields are filled only when absent")
@@ -402,7 +399,6 @@ public abstract class ContractTck extends TckSupport {
   }
 
   // ---- delete
-  // ---------------------------------------------------------------------------------------
 
   @Test
   @DisplayName("§3 a deleted record is neither read nor retrieved")
@@ -440,7 +436,6 @@ public abstract class ContractTck extends TckSupport {
   }
 
   // ---- retrieve
-  // -------------------------------------------------------------------------------------
 
   private ObjectNode library() {
     ObjectNode scope = scope("project", unique("lib"));
@@ -719,7 +714,6 @@ public abstract class ContractTck extends TckSupport {
   }
 
   // ---- references
-  // -----------------------------------------------------------------------------------
 
   @Test
   @DisplayName("§3 put_content returns a content-hash reference that read resolves")
@@ -786,7 +780,6 @@ public abstract class ContractTck extends TckSupport {
   }
 
   // ---- discovery
-  // ------------------------------------------------------------------------------------
 
   @Test
   @DisplayName("§4 discovery declares the scope model, references and limits")
@@ -820,7 +813,6 @@ public abstract class ContractTck extends TckSupport {
   }
 
   // ---- §5 errors
-  // ------------------------------------------------------------------------------------
 
   static Stream<Arguments> invalidRecords() {
     List<Arguments> cases = new ArrayList<>();

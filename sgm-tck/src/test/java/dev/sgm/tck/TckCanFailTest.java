@@ -132,8 +132,8 @@ class TckCanFailTest {
   void siblingLeakageFailsC5() {
     Outcome outcome = run(LeakyCore.class);
     assertTrue(outcome.failed().contains("c05_noSiblingLeakage"), outcome.failed()::toString);
-    // Leaking every scope also leaks narrower ones (C6) and makes the refused record's scope look
-    // full.
+    // Leaking every scope also leaks narrower ones (C6), and the scope of the refused record (C12)
+    // then looks full.
     assertTrue(
         Set.of(
                 "c05_noSiblingLeakage",

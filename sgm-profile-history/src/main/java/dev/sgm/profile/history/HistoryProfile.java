@@ -106,7 +106,7 @@ final class HistoryProfile implements Profile {
     };
   }
 
-  // ---- history.* --------------------------------------------------------------------------------
+  // ---- history.*
 
   private JsonNode versions(Caller caller, JsonNode json) {
     RequestReader request = RequestReader.of(json);
@@ -219,7 +219,7 @@ final class HistoryProfile implements Profile {
     return json;
   }
 
-  // ---- snapshots.* ------------------------------------------------------------------------------
+  // ---- snapshots.*
 
   private JsonNode createSnapshot(Caller caller, JsonNode json) {
     RequestReader request = RequestReader.of(json);
@@ -389,7 +389,7 @@ final class HistoryProfile implements Profile {
     return name;
   }
 
-  // ---- helpers ----------------------------------------------------------------------------------
+  // ---- helpers
 
   private static void missing(String field) {
     throw SgmException.invalidRequest(field, "is required");
