@@ -1,0 +1,60 @@
+package dev.sgm.transport.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sgm.api.Caller;
+import dev.sgm.api.ErrorCode;
+import dev.sgm.api.SgmClient;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.spi.Config;
+import dev.sgm.core.SgmRuntime;
+
+/**
+ * Where the command's operations go: the engine in this process on the embedded store, or a server
+ * named by {@code --remote}. Either way an operation is its wire name and JSON.
+ */
+interface Backend extends SgmClient, AutoCloseable {
+  @Override
+  void close();
+
+  /** The engine in this process; records it stores get {@code provenance.origin} {@code cli}. */
+  static Backend embedded(Config config) {
+    SgmRuntime runtime = SgmRuntime.open(config);
+    Caller caller = Caller.anonymous("cli");
+    return new Backend() {
+      @Override
+      public JsonNode call(String operation, JsonNode request) {
+        return runtime.service().invoke(caller, operation, request);
+      }
+
+      @Override
+      public void close() {
+        runtime.close();
+      }
+    };
+  }
+
+  /** A server over HTTP. */
+  static Backend remote(String url) {
+    if (!url.startsWith("http://") && !url.startsWith("https://")) {
+      throw new SgmException(
+          ErrorCode.INVALID_REQUEST, "--remote: '" + url + "' is not an http:// or https:// URL");
+    }
+    SgmClient client;
+    try {
+      client = new dev.sgm.transport.http.SgmHttpClient(url);
+    } catch (NoClassDefFoundError e) {
+      throw new SgmException(
+          ErrorCode.UNSUPPORTED_CAPABILITY,
+          "--remote needs the HTTP client (sgm-transport-http), which is not on the module path");
+    }
+    return new Backend() {
+      @Override
+      public JsonNode call(String operation, JsonNode request) {
+        return client.call(operation, request);
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+}
