@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Caller;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmException;
-import dev.sgm.api.spi.Transport;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -13,12 +12,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 
 /**
- * The core's own entry point: a demo of the engine on the embedded store, discovery, and a
- * JSON-lines shell that runs one operation per input line. The full {@code sgm} command builds on
- * the same runtime.
+ * The core's own entry point, for a runtime without the command-line plugin: a demo of the engine
+ * on the embedded store, discovery, and a JSON-lines shell that runs one operation per input line.
+ * The full {@code sgm} command is the {@code sgm-transport-cli} module.
  */
 public final class Main {
   private static final String USAGE =
@@ -26,8 +24,6 @@ public final class Main {
       Usage: sgm [--data DIR | --memory] COMMAND
 
       Commands:
-        serve      serve every transport present (HTTP on http://127.0.0.1:7410 when its plugin is
-                   there) until interrupted (Ctrl-C or SIGTERM), then stop gracefully
         demo       store, retrieve and read a few records on the embedded store, showing each step
         discover   print the discovery document
         ops        run operations from standard input, one JSON object per line:
@@ -47,14 +43,8 @@ public final class Main {
     if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
       System.setProperty("java.util.logging.SimpleFormatter.format", "%4$s %3$s: %5$s%6$s%n");
     }
-    int code = run(args, System.out, System.err);
-    if (code != SERVED) {
-      System.exit(code);
-    }
+    System.exit(run(args, System.out, System.err));
   }
-
-  /** What {@link #run} returns after serving until shutdown; the JVM is already exiting then. */
-  static final int SERVED = -1;
 
   static int run(String[] args, PrintStream out, PrintStream err) {
     Map<String, String> options = new HashMap<>();
@@ -87,12 +77,9 @@ public final class Main {
       err.print(USAGE);
       return 2;
     }
-    if (!List.of("serve", "demo", "discover", "ops").contains(command)) {
-      err.println("sgm: unknown command '" + command + "'; commands: serve, demo, discover, ops");
+    if (!List.of("demo", "discover", "ops").contains(command)) {
+      err.println("sgm: unknown command '" + command + "'; commands: demo, discover, ops");
       return 2;
-    }
-    if (command.equals("serve")) {
-      return serve(options, out, err);
     }
     try (SgmRuntime sgm = SgmRuntime.open(ConfigLoader.load(options))) {
       return switch (command) {
@@ -107,53 +94,6 @@ public final class Main {
       err.println("sgm: " + e.code().wireName() + ": " + e.getMessage());
       return 1;
     }
-  }
-
-  private static int serve(Map<String, String> options, PrintStream out, PrintStream err) {
-    SgmRuntime sgm;
-    List<Transport> transports;
-    try {
-      sgm = SgmRuntime.open(ConfigLoader.load(options));
-    } catch (SgmException e) {
-      err.println("sgm: " + e.code().wireName() + ": " + e.getMessage());
-      return 1;
-    }
-    try {
-      transports = sgm.startTransports();
-    } catch (Exception e) {
-      sgm.close();
-      err.println("sgm: cannot serve: " + e.getMessage());
-      return 1;
-    }
-    if (transports.isEmpty()) {
-      sgm.close();
-      err.println(
-          "sgm: no transport plugin is present and enabled, so there is nothing to serve"
-              + " (put sgm-transport-http on the module path)");
-      return 1;
-    }
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  sgm.close();
-                  stopped.countDown();
-                },
-                "sgm-shutdown"));
-    out.println("SGM on " + sgm.storageDescription());
-    out.println("capabilities: " + sgm.discovery().capabilities());
-    for (Transport transport : transports) {
-      transport.endpoints().forEach(endpoint -> out.println("serving " + endpoint));
-    }
-    out.println("ready; Ctrl-C stops");
-    out.flush();
-    try {
-      stopped.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    return SERVED;
   }
 
   private static int demo(SgmRuntime sgm, PrintStream out) {
