@@ -2,8 +2,14 @@
 # Looks at $JAVA_HOME, then `java` on the PATH, then the usual JDK folders; says so when there is none.
 
 sgm_java_version() {
-  # Prints the feature version of the java binary $1 (17, 21, 25, ...), or nothing.
-  "$1" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2; exit}'
+  # Prints the feature version of the java binary $1 (17, 21, 25, ...), or nothing. The JDK's release
+  # file says it without starting a JVM; the JVM is asked only when that file is missing.
+  local home_dir; home_dir=$(dirname "$(dirname "$1")")
+  if [ -f "$home_dir/release" ]; then
+    sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$home_dir/release"
+  else
+    "$1" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2; exit}'
+  fi
 }
 
 sgm_find_java() {

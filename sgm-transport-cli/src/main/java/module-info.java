@@ -8,12 +8,16 @@ module dev.sgm.transport.cli {
   requires dev.sgm.core;
   requires static dev.sgm.transport.http;
   requires info.picocli;
+  requires dev.sgm.tck;
+  requires org.junit.platform.launcher;
+  requires org.junit.platform.reporting;
   requires java.logging;
 
   exports dev.sgm.transport.cli;
 
   opens dev.sgm.transport.cli to
-      info.picocli;
+      info.picocli,
+      org.junit.platform.commons;
 
   provides dev.sgm.api.spi.TransportProvider with
       dev.sgm.transport.cli.CliTransportProvider;

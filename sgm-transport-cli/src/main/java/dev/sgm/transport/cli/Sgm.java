@@ -51,6 +51,7 @@ import picocli.CommandLine.Parameters;
       Remember.class,
       Transfer.Export.class,
       Transfer.Import.class,
+      Tck.class,
       Sgm.Completion.class
     })
 public final class Sgm implements Callable<Integer> {

@@ -1,0 +1,169 @@
+package dev.sgm.transport.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.BatchStoreRequest;
+import dev.sgm.api.BatchStoreResult;
+import dev.sgm.api.Caller;
+import dev.sgm.api.ContentReference;
+import dev.sgm.api.DeleteRequest;
+import dev.sgm.api.DeleteResult;
+import dev.sgm.api.DiscoverRequest;
+import dev.sgm.api.DiscoveryDocument;
+import dev.sgm.api.PutContentRequest;
+import dev.sgm.api.ReadRequest;
+import dev.sgm.api.ReadResult;
+import dev.sgm.api.RetrieveQuery;
+import dev.sgm.api.RetrieveResult;
+import dev.sgm.api.SgmService;
+import dev.sgm.api.StoreRequest;
+import dev.sgm.api.StoreResult;
+import dev.sgm.api.StoredContent;
+import dev.sgm.api.spi.Transport;
+import dev.sgm.core.ConfigLoader;
+import dev.sgm.core.SgmRuntime;
+import dev.sgm.transport.http.HttpSettings;
+import dev.sgm.transport.http.HttpTransport;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code sgm tck} passes against this server and names the broken rule of a broken one. */
+class TckCommandTest {
+  private record Run(int code, String out, String err) {}
+
+  private static Run tck(String... args) {
+    CommandLine commandLine = Sgm.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    commandLine.setOut(new PrintWriter(out));
+    commandLine.setErr(new PrintWriter(err));
+    int code = commandLine.execute(args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  private static SgmRuntime runtime() {
+    return SgmRuntime.open(
+        ConfigLoader.load(
+            Map.of(
+                ConfigLoader.STORAGE_MEMORY,
+                "true",
+                "http.port",
+                "0",
+                "http.log-requests",
+                "false"),
+            Map.of()));
+  }
+
+  @Test
+  void ourServerPassesAndJUnitReportsAreWritten(@TempDir Path reports) throws Exception {
+    try (SgmRuntime sgm = runtime()) {
+      String url = null;
+      for (Transport transport : sgm.startTransports()) {
+        if (transport instanceof HttpTransport http) {
+          url = http.endpoints().get(0);
+        }
+      }
+      Run run = tck("tck", url, "--junit", reports.toString());
+      assertEquals(0, run.code(), run.out() + run.err());
+      assertTrue(run.out().contains("PASS MUST   C5"), run.out());
+      assertTrue(run.out().matches("(?s).*tck: \\d+ passed, 0 failed, 0 skipped.*"), run.out());
+      try (Stream<Path> files = Files.list(reports)) {
+        assertTrue(files.anyMatch(p -> p.getFileName().toString().endsWith(".xml")), "JUnit XML");
+      }
+    }
+  }
+
+  @Test
+  void aBrokenServerIsReportedByRule() throws Exception {
+    try (SgmRuntime sgm = runtime()) {
+      HttpTransport broken =
+          new HttpTransport(
+              new HttpSettings("127.0.0.1", 0, 4L * 1024 * 1024, false, 1000),
+              new CoercingService(sgm.service()));
+      broken.start();
+      try {
+        Run run = tck("tck", broken.endpoints().get(0));
+        assertEquals(1, run.code(), run.out());
+        assertTrue(run.out().contains("FAIL MUST   C4"), run.out());
+        assertTrue(run.out().contains("PASS MUST   C5"), "unbroken rules still pass: " + run.out());
+      } finally {
+        broken.close();
+      }
+    }
+  }
+
+  /** A server that stores records of unknown types as notes: breaks C4 and nothing else. */
+  private record CoercingService(SgmService real) implements SgmService {
+    private static final Set<String> KNOWN =
+        Set.of("fact", "note", "decision", "rule", "status", "task", "handoff", "annotation");
+
+    @Override
+    public JsonNode invoke(Caller caller, String operation, JsonNode request) {
+      if (operation.equals("store") && request.path("record").isObject()) {
+        ObjectNode record = (ObjectNode) request.get("record");
+        if (!KNOWN.contains(record.path("type").asText())) {
+          record.put("type", "note");
+        }
+      }
+      return real.invoke(caller, operation, request);
+    }
+
+    @Override
+    public List<String> operations() {
+      return real.operations().stream().filter(op -> !op.contains(".")).toList();
+    }
+
+    @Override
+    public DiscoveryDocument discover(Caller caller, DiscoverRequest request) {
+      return real.discover(caller, request);
+    }
+
+    @Override
+    public StoreResult store(Caller caller, StoreRequest request) {
+      return real.store(caller, request);
+    }
+
+    @Override
+    public BatchStoreResult storeBatch(Caller caller, BatchStoreRequest request) {
+      return real.storeBatch(caller, request);
+    }
+
+    @Override
+    public ReadResult read(Caller caller, ReadRequest request) {
+      return real.read(caller, request);
+    }
+
+    @Override
+    public RetrieveResult retrieve(Caller caller, RetrieveQuery query) {
+      return real.retrieve(caller, query);
+    }
+
+    @Override
+    public DeleteResult delete(Caller caller, DeleteRequest request) {
+      return real.delete(caller, request);
+    }
+
+    @Override
+    public ContentReference putContent(Caller caller, PutContentRequest request) {
+      return real.putContent(caller, request);
+    }
+
+    @Override
+    public Optional<StoredContent> getContent(Caller caller, String hash) {
+      return real.getContent(caller, hash);
+    }
+  }
+}
