@@ -1,0 +1,187 @@
+package dev.sgm.transport.grpc;
+
+import dev.sgm.api.ErrorCode;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.SgmService;
+import dev.sgm.api.spi.Transport;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.Server;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The gRPC server: the Memory service, the History service while that profile is active, health and
+ * reflection. Calls run on virtual threads, for the reason the HTTP transport gives: an operation
+ * blocks on the store, and a parked virtual thread costs almost nothing.
+ */
+public final class GrpcTransport implements Transport {
+  private static final System.Logger LOG = System.getLogger(GrpcTransport.class.getName());
+
+  private final GrpcSettings settings;
+  private final SgmService service;
+  private final HealthStatusManager health = new HealthStatusManager();
+  private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+  private Server server;
+
+  public GrpcTransport(GrpcSettings settings, SgmService service) {
+    this.settings = settings;
+    this.service = service;
+  }
+
+  @Override
+  public void start() throws IOException {
+    if (!settings.isLoopback()) {
+      throw new SgmException(
+          ErrorCode.FORBIDDEN,
+          "grpc.host "
+              + settings.host()
+              + " is not a loopback address; listening beyond this machine needs authentication,"
+              + " which this transport does not offer yet");
+    }
+    Calls calls = new Calls(service);
+    NettyServerBuilder builder =
+        NettyServerBuilder.forAddress(
+                new InetSocketAddress(settings.host(), settings.port()),
+                InsecureServerCredentials.create())
+            .executor(executor)
+            .maxInboundMessageSize(settings.maxMessageBytes())
+            .addService(memory(calls))
+            .addService(health.getHealthService())
+            .addService(ProtoReflectionServiceV1.newInstance());
+    if (service.operations().contains("history.versions")) {
+      builder.addService(history(calls));
+    }
+    server = builder.build().start();
+    health.setStatus("", ServingStatus.SERVING);
+    health.setStatus(MemoryGrpc.SERVICE_NAME, ServingStatus.SERVING);
+    LOG.log(System.Logger.Level.INFO, "gRPC transport listening on {0}", endpoints().get(0));
+  }
+
+  private static MemoryGrpc.MemoryImplBase memory(Calls calls) {
+    return new MemoryGrpc.MemoryImplBase() {
+      @Override
+      public void discover(DiscoverRequest request, StreamObserver<DiscoverResponse> observer) {
+        calls.unary("discover", request, DiscoverResponse.newBuilder(), observer);
+      }
+
+      @Override
+      public void store(StoreRequest request, StreamObserver<StoreResponse> observer) {
+        calls.unary("store", request, StoreResponse.newBuilder(), observer);
+      }
+
+      @Override
+      public void storeBatch(
+          StoreBatchRequest request, StreamObserver<StoreBatchResponse> observer) {
+        calls.unary("store_batch", request, StoreBatchResponse.newBuilder(), observer);
+      }
+
+      @Override
+      public void read(ReadRequest request, StreamObserver<ReadResponse> observer) {
+        calls.unary("read", request, ReadResponse.newBuilder(), observer);
+      }
+
+      @Override
+      public void retrieve(RetrieveRequest request, StreamObserver<RetrieveResponse> observer) {
+        calls.unary("retrieve", request, RetrieveResponse.newBuilder(), observer);
+      }
+
+      @Override
+      public void delete(DeleteRequest request, StreamObserver<DeleteResponse> observer) {
+        calls.unary("delete", request, DeleteResponse.newBuilder(), observer);
+      }
+
+      @Override
+      public void putContent(
+          PutContentRequest request, StreamObserver<PutContentResponse> observer) {
+        calls.unary("put_content", request, PutContentResponse.newBuilder(), observer);
+      }
+    };
+  }
+
+  private static HistoryGrpc.HistoryImplBase history(Calls calls) {
+    return new HistoryGrpc.HistoryImplBase() {
+      @Override
+      public void versions(OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("history.versions", request, observer);
+      }
+
+      @Override
+      public void readVersion(
+          OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("history.read", request, observer);
+      }
+
+      @Override
+      public void restore(OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("history.restore", request, observer);
+      }
+
+      @Override
+      public void undelete(OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("history.undelete", request, observer);
+      }
+
+      @Override
+      public void createSnapshot(
+          OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("snapshots.create", request, observer);
+      }
+
+      @Override
+      public void listSnapshots(
+          OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("snapshots.list", request, observer);
+      }
+
+      @Override
+      public void retrieveSnapshot(
+          OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("snapshots.retrieve", request, observer);
+      }
+
+      @Override
+      public void restoreSnapshot(
+          OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("snapshots.restore", request, observer);
+      }
+    };
+  }
+
+  /** The port actually bound (useful when configured as 0). */
+  public int port() {
+    return server.getPort();
+  }
+
+  @Override
+  public List<String> endpoints() {
+    String host = settings.host().contains(":") ? "[" + settings.host() + "]" : settings.host();
+    return List.of("grpc://" + host + ":" + port());
+  }
+
+  @Override
+  public void close() {
+    if (server == null) {
+      return;
+    }
+    health.enterTerminalState();
+    server.shutdown();
+    try {
+      if (!server.awaitTermination(settings.stopTimeoutMillis(), TimeUnit.MILLISECONDS)) {
+        server.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      server.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+    executor.shutdown();
+  }
+}

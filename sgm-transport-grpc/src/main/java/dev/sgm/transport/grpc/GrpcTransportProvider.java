@@ -1,0 +1,24 @@
+package dev.sgm.transport.grpc;
+
+import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.Transport;
+import dev.sgm.api.spi.TransportContext;
+import dev.sgm.api.spi.TransportProvider;
+
+/** Provides the {@code grpc} transport: the {@code sgm.v1} services on Netty. */
+public final class GrpcTransportProvider implements TransportProvider {
+  @Override
+  public String name() {
+    return "grpc";
+  }
+
+  @Override
+  public int order() {
+    return 10;
+  }
+
+  @Override
+  public Transport create(Config config, TransportContext context) {
+    return new GrpcTransport(GrpcSettings.from(config), context.service());
+  }
+}
