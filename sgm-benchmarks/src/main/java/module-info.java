@@ -5,6 +5,10 @@
 module dev.sgm.bench {
   requires dev.sgm.core;
   requires dev.sgm.transport.http;
+  requires dev.sgm.transport.grpc;
+  requires io.grpc.stub;
+  requires io.grpc.services;
+  requires io.grpc.netty.shaded;
   requires java.sql;
   requires com.h2database;
 }

@@ -7,6 +7,7 @@ module dev.sgm.transport.cli {
   requires transitive dev.sgm.api;
   requires dev.sgm.core;
   requires static dev.sgm.transport.http;
+  requires static dev.sgm.transport.grpc;
   requires info.picocli;
   requires dev.sgm.tck;
   requires org.junit.platform.launcher;

@@ -77,7 +77,7 @@ class DistributionIT {
 
   @Test
   void discoveryListsExactlyThePluginsPresent() throws Exception {
-    assertEquals(List.of("core", "history", "http", "cli"), capabilities(DIST, Map.of()));
+    assertEquals(List.of("core", "history", "grpc", "http", "cli"), capabilities(DIST, Map.of()));
   }
 
   @Test
@@ -91,7 +91,7 @@ class DistributionIT {
         Files.delete(jar);
       }
     }
-    assertEquals(List.of("core", "http", "cli"), capabilities(dist, Map.of()));
+    assertEquals(List.of("core", "grpc", "http", "cli"), capabilities(dist, Map.of()));
     Result call =
         sgm(
             dist,
@@ -106,7 +106,7 @@ class DistributionIT {
   @Test
   void disablingAPluginByConfigurationRemovesItsCapability() throws Exception {
     Map<String, String> env = Map.of("SGM_PROFILES_DISABLED", "history");
-    assertEquals(List.of("core", "http", "cli"), capabilities(DIST, env));
+    assertEquals(List.of("core", "grpc", "http", "cli"), capabilities(DIST, env));
     Result call =
         sgm(
             DIST,
@@ -117,7 +117,7 @@ class DistributionIT {
     assertEquals(6, call.code(), call.err());
     assertEquals(
         List.of("core", "history", "cli"),
-        capabilities(DIST, Map.of("SGM_TRANSPORTS_DISABLED", "http")));
+        capabilities(DIST, Map.of("SGM_TRANSPORTS_DISABLED", "http,grpc")));
   }
 
   @Test
@@ -132,7 +132,14 @@ class DistributionIT {
   @Test
   void serveAnswersAndStopsOnSigterm() throws Exception {
     List<String> command =
-        List.of(DIST.resolve("bin/sgm").toString(), "serve", "--memory", "-D", "http.port=0");
+        List.of(
+            DIST.resolve("bin/sgm").toString(),
+            "serve",
+            "--memory",
+            "-D",
+            "http.port=0",
+            "-D",
+            "grpc.port=0");
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().put("XDG_CACHE_HOME", temp.resolve("cache").toString());
     Path log = temp.resolve("serve.log");

@@ -33,19 +33,37 @@ interface Backend extends SgmClient, AutoCloseable {
     };
   }
 
-  /** A server over HTTP. */
+  /** A server over HTTP ({@code http://host:port}) or gRPC ({@code grpc://host:port}). */
   static Backend remote(String url) {
+    if (url.startsWith("grpc://")) {
+      dev.sgm.transport.grpc.SgmGrpcClient client;
+      try {
+        client = new dev.sgm.transport.grpc.SgmGrpcClient(url);
+      } catch (NoClassDefFoundError e) {
+        throw missing("gRPC", "sgm-transport-grpc");
+      }
+      return new Backend() {
+        @Override
+        public JsonNode call(String operation, JsonNode request) {
+          return client.call(operation, request);
+        }
+
+        @Override
+        public void close() {
+          client.close();
+        }
+      };
+    }
     if (!url.startsWith("http://") && !url.startsWith("https://")) {
       throw new SgmException(
-          ErrorCode.INVALID_REQUEST, "--remote: '" + url + "' is not an http:// or https:// URL");
+          ErrorCode.INVALID_REQUEST,
+          "--remote: '" + url + "' is not an http://, https:// or grpc:// URL");
     }
     SgmClient client;
     try {
       client = new dev.sgm.transport.http.SgmHttpClient(url);
     } catch (NoClassDefFoundError e) {
-      throw new SgmException(
-          ErrorCode.UNSUPPORTED_CAPABILITY,
-          "--remote needs the HTTP client (sgm-transport-http), which is not on the module path");
+      throw missing("HTTP", "sgm-transport-http");
     }
     return new Backend() {
       @Override
@@ -56,5 +74,15 @@ interface Backend extends SgmClient, AutoCloseable {
       @Override
       public void close() {}
     };
+  }
+
+  private static SgmException missing(String protocol, String artifact) {
+    return new SgmException(
+        ErrorCode.UNSUPPORTED_CAPABILITY,
+        "--remote needs the "
+            + protocol
+            + " client ("
+            + artifact
+            + "), which is not on the module path");
   }
 }
