@@ -231,15 +231,20 @@ final class Engine implements SgmService {
               version,
               seq,
               Timestamps.toMicros(now),
-              writer(caller, record),
+              writerName(caller, record),
               false,
               document));
     }
-    return new StoreResult(MemoryRecord.of(record), live == null, true);
+    MemoryRecord stored = MemoryRecord.of(record);
+    Profile owner = plugins.ownerOf(stored.type());
+    if (owner != null) {
+      owner.afterStore(writer(tx, caller), stored);
+    }
+    return new StoreResult(stored, live == null, true);
   }
 
   /** Who a history entry names as the writer: the authenticated principal, else the agent. */
-  private static String writer(Caller caller, JsonNode record) {
+  private static String writerName(Caller caller, JsonNode record) {
     return caller.principal().orElse(record.path("provenance").path("agent").asText(""));
   }
 
@@ -442,32 +447,34 @@ final class Engine implements SgmService {
 
   /** Runs profile work in one transaction, with the engine's own writes. */
   <T> T atomically(Caller caller, Function<RecordWriter, T> work) {
-    return storage.inTransaction(
-        tx ->
-            work.apply(
-                new RecordWriter() {
-                  @Override
-                  public StoreResult store(JsonNode record) {
-                    return apply(tx, caller, prepare(record), null, false);
-                  }
+    return storage.inTransaction(tx -> work.apply(writer(tx, caller)));
+  }
 
-                  @Override
-                  public DeleteResult delete(Scope scope, String id) {
-                    return Engine.this.delete(tx, caller, scope, id, null);
-                  }
+  /** The engine's writes inside {@code tx}, on behalf of {@code caller}. */
+  private RecordWriter writer(StorageTransaction tx, Caller caller) {
+    return new RecordWriter() {
+      @Override
+      public StoreResult store(JsonNode record) {
+        return apply(tx, caller, prepare(record), null, false);
+      }
 
-                  @Override
-                  public Optional<MemoryRecord> read(Scope scope, String id) {
-                    return tx.findForUpdate(scope, id)
-                        .filter(r -> !r.deleted())
-                        .map(r -> MemoryRecord.ofStoredText(r.document()));
-                  }
+      @Override
+      public DeleteResult delete(Scope scope, String id) {
+        return Engine.this.delete(tx, caller, scope, id, null);
+      }
 
-                  @Override
-                  public StorageTransaction storage() {
-                    return tx;
-                  }
-                }));
+      @Override
+      public Optional<MemoryRecord> read(Scope scope, String id) {
+        return tx.findForUpdate(scope, id)
+            .filter(r -> !r.deleted())
+            .map(r -> MemoryRecord.ofStoredText(r.document()));
+      }
+
+      @Override
+      public StorageTransaction storage() {
+        return tx;
+      }
+    };
   }
 
   /** A retrieve answered from the given records rather than the store (past states). */

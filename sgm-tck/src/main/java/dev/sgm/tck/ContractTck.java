@@ -437,6 +437,10 @@ public abstract class ContractTck extends TckSupport {
 
   // ---- retrieve
 
+  /**
+   * Records of types no standard profile owns, so that their data is free-form whatever profiles
+   * the implementation runs.
+   */
   private ObjectNode library() {
     ObjectNode scope = scope("project", unique("lib"));
     String[][] rows = {
@@ -451,7 +455,7 @@ public abstract class ContractTck extends TckSupport {
       },
       {
         "b",
-        "decision",
+        "idea",
         "database",
         "Keep the datastore",
         "We keep the current datastore and add a health-check.",
@@ -469,7 +473,7 @@ public abstract class ContractTck extends TckSupport {
       },
       {
         "d",
-        "rule",
+        "guideline",
         "style",
         "Formatting",
         "Format every file before commit; the datastore schema too.",
@@ -510,7 +514,8 @@ public abstract class ContractTck extends TckSupport {
     assertEquals(
         Set.of("a", "c"), new HashSet<>(ids(retrieveIn(scope, "{'ids': ['a', 'c', 'zz']}"))));
     assertEquals(
-        Set.of("b", "d"), new HashSet<>(ids(retrieveIn(scope, "{'types': ['decision', 'rule']}"))));
+        Set.of("b", "d"),
+        new HashSet<>(ids(retrieveIn(scope, "{'types': ['idea', 'guideline']}"))));
     assertEquals(
         Set.of("a"), new HashSet<>(ids(retrieveIn(scope, "{'tags': ['database', 'infra']}"))));
     assertEquals(

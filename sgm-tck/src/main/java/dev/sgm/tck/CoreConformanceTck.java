@@ -65,7 +65,7 @@ public abstract class CoreConformanceTck extends TckSupport {
   @Requirement(rule = "C3")
   void c03_readReturnsFullProvenance() {
     ObjectNode scope = scope("project", unique("conf"));
-    ObjectNode record = record("c3", "decision", scope);
+    ObjectNode record = record("c3", "fact", scope);
     ObjectNode provenance =
         json(
             "{'agent': 'build-agent', 'session': '20261010-104120', 'created_at': '2026-10-10T18:21:47Z',"

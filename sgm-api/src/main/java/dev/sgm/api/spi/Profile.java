@@ -24,6 +24,13 @@ public interface Profile {
    */
   default void validate(ObjectNode record) {}
 
+  /**
+   * Called after a record of one of {@link #ownedTypes()} was stored (and changed), inside the same
+   * transaction: writes made through {@code writer} commit with it, and an exception undoes all of
+   * it. For rules that span records, such as a decision superseding others.
+   */
+  default void afterStore(RecordWriter writer, dev.sgm.api.MemoryRecord record) {}
+
   /** The operations this profile adds, invoked by wire name. */
   default List<ProfileOperation> operations() {
     return List.of();
