@@ -60,6 +60,9 @@ public final class GrpcTransport implements Transport {
     if (service.operations().contains("history.versions")) {
       builder.addService(history(calls));
     }
+    if (service.operations().contains("tasks.claim")) {
+      builder.addService(collaboration(calls));
+    }
     server = builder.build().start();
     health.setStatus("", ServingStatus.SERVING);
     health.setStatus(MemoryGrpc.SERVICE_NAME, ServingStatus.SERVING);
@@ -152,6 +155,56 @@ public final class GrpcTransport implements Transport {
       public void restoreSnapshot(
           OperationRequest request, StreamObserver<OperationResponse> observer) {
         calls.json("snapshots.restore", request, observer);
+      }
+    };
+  }
+
+  private static CollaborationGrpc.CollaborationImplBase collaboration(Calls calls) {
+    return new CollaborationGrpc.CollaborationImplBase() {
+      @Override
+      public void claimTask(OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("tasks.claim", request, observer);
+      }
+
+      @Override
+      public void transitionTask(
+          OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("tasks.transition", request, observer);
+      }
+
+      @Override
+      public void readyTasks(OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("tasks.ready", request, observer);
+      }
+
+      @Override
+      public void activeRules(
+          OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("rules.active", request, observer);
+      }
+
+      @Override
+      public void currentStatus(
+          OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("status.current", request, observer);
+      }
+
+      @Override
+      public void acceptHandoff(
+          OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("handoffs.accept", request, observer);
+      }
+
+      @Override
+      public void completeHandoff(
+          OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("handoffs.complete", request, observer);
+      }
+
+      @Override
+      public void resumeHandoff(
+          OperationRequest request, StreamObserver<OperationResponse> observer) {
+        calls.json("handoffs.resume", request, observer);
       }
     };
   }

@@ -48,16 +48,30 @@ public final class SgmGrpcClient implements SgmClient, AutoCloseable {
         .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  private static final Map<String, String> HISTORY_METHODS =
-      Map.of(
-          "history.versions", "versions",
-          "history.read", "readVersion",
-          "history.restore", "restore",
-          "history.undelete", "undelete",
-          "snapshots.create", "createSnapshot",
-          "snapshots.list", "listSnapshots",
-          "snapshots.retrieve", "retrieveSnapshot",
-          "snapshots.restore", "restoreSnapshot");
+  /** Each profile operation's RPC, by wire name. */
+  private final Map<String, Function<OperationRequest, OperationResponse>> profileMethods =
+      Map.ofEntries(
+          Map.entry("history.versions", r -> history().versions(r)),
+          Map.entry("history.read", r -> history().readVersion(r)),
+          Map.entry("history.restore", r -> history().restore(r)),
+          Map.entry("history.undelete", r -> history().undelete(r)),
+          Map.entry("snapshots.create", r -> history().createSnapshot(r)),
+          Map.entry("snapshots.list", r -> history().listSnapshots(r)),
+          Map.entry("snapshots.retrieve", r -> history().retrieveSnapshot(r)),
+          Map.entry("snapshots.restore", r -> history().restoreSnapshot(r)),
+          Map.entry("tasks.claim", r -> collaboration().claimTask(r)),
+          Map.entry("tasks.transition", r -> collaboration().transitionTask(r)),
+          Map.entry("tasks.ready", r -> collaboration().readyTasks(r)),
+          Map.entry("rules.active", r -> collaboration().activeRules(r)),
+          Map.entry("status.current", r -> collaboration().currentStatus(r)),
+          Map.entry("handoffs.accept", r -> collaboration().acceptHandoff(r)),
+          Map.entry("handoffs.complete", r -> collaboration().completeHandoff(r)),
+          Map.entry("handoffs.resume", r -> collaboration().resumeHandoff(r)));
+
+  private CollaborationGrpc.CollaborationBlockingStub collaboration() {
+    return CollaborationGrpc.newBlockingStub(channel)
+        .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
+  }
 
   @Override
   public JsonNode call(String operation, JsonNode request) {
@@ -97,26 +111,14 @@ public final class SgmGrpcClient implements SgmClient, AutoCloseable {
   }
 
   private JsonNode profileOperation(String operation, JsonNode request) {
-    String method = HISTORY_METHODS.get(operation);
+    Function<OperationRequest, OperationResponse> method = profileMethods.get(operation);
     if (method == null) {
       throw new SgmException(
           ErrorCode.UNSUPPORTED_CAPABILITY,
           "operation '" + operation + "' has no gRPC method in sgm.v1");
     }
     OperationRequest body = OperationRequest.newBuilder().setJson(Json.write(request)).build();
-    HistoryGrpc.HistoryBlockingStub stub = history();
-    Function<OperationRequest, OperationResponse> rpc =
-        switch (method) {
-          case "versions" -> stub::versions;
-          case "readVersion" -> stub::readVersion;
-          case "restore" -> stub::restore;
-          case "undelete" -> stub::undelete;
-          case "createSnapshot" -> stub::createSnapshot;
-          case "listSnapshots" -> stub::listSnapshots;
-          case "retrieveSnapshot" -> stub::retrieveSnapshot;
-          default -> stub::restoreSnapshot;
-        };
-    return Json.parse(rpc.apply(body).getJson());
+    return Json.parse(method.apply(body).getJson());
   }
 
   /**
