@@ -77,7 +77,9 @@ class DistributionIT {
 
   @Test
   void discoveryListsExactlyThePluginsPresent() throws Exception {
-    assertEquals(List.of("core", "history", "grpc", "http", "cli"), capabilities(DIST, Map.of()));
+    assertEquals(
+        List.of("core", "collaboration", "history", "grpc", "http", "cli"),
+        capabilities(DIST, Map.of()));
   }
 
   @Test
@@ -91,7 +93,8 @@ class DistributionIT {
         Files.delete(jar);
       }
     }
-    assertEquals(List.of("core", "grpc", "http", "cli"), capabilities(dist, Map.of()));
+    assertEquals(
+        List.of("core", "collaboration", "grpc", "http", "cli"), capabilities(dist, Map.of()));
     Result call =
         sgm(
             dist,
@@ -106,7 +109,7 @@ class DistributionIT {
   @Test
   void disablingAPluginByConfigurationRemovesItsCapability() throws Exception {
     Map<String, String> env = Map.of("SGM_PROFILES_DISABLED", "history");
-    assertEquals(List.of("core", "grpc", "http", "cli"), capabilities(DIST, env));
+    assertEquals(List.of("core", "collaboration", "grpc", "http", "cli"), capabilities(DIST, env));
     Result call =
         sgm(
             DIST,
@@ -116,7 +119,7 @@ class DistributionIT {
             "{\"scope\":{\"project\":\"p\"},\"id\":\"x\"}");
     assertEquals(6, call.code(), call.err());
     assertEquals(
-        List.of("core", "history", "cli"),
+        List.of("core", "collaboration", "history", "cli"),
         capabilities(DIST, Map.of("SGM_TRANSPORTS_DISABLED", "http,grpc")));
   }
 
@@ -233,5 +236,110 @@ class DistributionIT {
     }
     assertTrue(ran >= 7, "ran " + ran);
     assertTrue(Files.exists(temp.resolve("demo.jsonl")), "the export wrote its file");
+  }
+
+  /**
+   * The README's collaboration scenario: agent A records a decision and a rule and hands off over
+   * HTTP (over MCP once that transport exists); agent B, with the command over gRPC, resumes the
+   * handoff, sees the project's rule from its session, and claims the next task.
+   */
+  @Test
+  void twoAgentsHandWorkOverAcrossTransports() throws Exception {
+    List<String> command =
+        List.of(
+            DIST.resolve("bin/sgm").toString(),
+            "serve",
+            "--memory",
+            "-D",
+            "http.port=0",
+            "-D",
+            "grpc.port=0");
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().put("XDG_CACHE_HOME", temp.resolve("cache").toString());
+    Path log = temp.resolve("scenario.log");
+    Process server = builder.redirectOutput(log.toFile()).start();
+    try {
+      String http = null;
+      String grpc = null;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while ((http == null || grpc == null) && System.nanoTime() < deadline) {
+        String text = Files.readString(log);
+        Matcher h = Pattern.compile("serving (http://\\S+)").matcher(text);
+        Matcher g = Pattern.compile("serving (grpc://\\S+)").matcher(text);
+        http = h.find() ? h.group(1) : null;
+        grpc = g.find() ? g.group(1) : null;
+        Thread.sleep(20);
+      }
+      assertTrue(http != null && grpc != null, Files.readString(log));
+      HttpClient client = HttpClient.newHttpClient();
+      String project = "{\"project\":\"scenario\"}";
+      for (String record :
+          List.of(
+              "{\"id\":\"use-h2\",\"type\":\"decision\",\"scope\":"
+                  + project
+                  + ",\"provenance\":{\"agent\":\"agent-a\"},\"data\":{\"status\":\"accepted\",\"rationale\":\"no setup\"}}",
+              "{\"id\":\"no-force-push\",\"type\":\"rule\",\"scope\":"
+                  + project
+                  + ",\"provenance\":{\"agent\":\"agent-a\"},\"data\":{\"statement\":\"never force-push\",\"severity\":\"must\"}}",
+              "{\"id\":\"migrate\",\"type\":\"task\",\"scope\":"
+                  + project
+                  + ",\"provenance\":{\"agent\":\"agent-a\"},\"data\":{\"state\":\"open\"}}",
+              "{\"id\":\"to-b\",\"type\":\"handoff\",\"scope\":"
+                  + project
+                  + ",\"links\":[\"migrate\"],\"provenance\":{\"agent\":\"agent-a\"},\"data\":{\"from_agent\":\"agent-a\","
+                  + "\"state\":\"open\",\"summary\":\"finish the migration\",\"context\":[\"use-h2\"]}}")) {
+        HttpResponse<String> stored =
+            client.send(
+                HttpRequest.newBuilder(URI.create(http + "/v1/store"))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"record\":" + record + "}"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, stored.statusCode(), stored.body());
+      }
+      String session = "{\"project\":\"scenario\",\"session\":\"agent-b\"}";
+      Result resumed =
+          sgm(
+              DIST,
+              Map.of(),
+              "--remote",
+              grpc,
+              "handoffs.resume",
+              "{\"scope\":" + project + ",\"id\":\"to-b\"}");
+      assertEquals(0, resumed.code(), resumed.err());
+      List<String> records = new ArrayList<>();
+      Json.parse(resumed.out()).path("records").forEach(r -> records.add(r.path("id").asText()));
+      assertEquals(List.of("use-h2", "migrate"), records);
+      Result accepted =
+          sgm(
+              DIST,
+              Map.of(),
+              "--remote",
+              grpc,
+              "handoffs.accept",
+              "{\"scope\":" + project + ",\"id\":\"to-b\",\"agent\":\"agent-b\"}");
+      assertEquals(0, accepted.code(), accepted.err());
+      Result rules =
+          sgm(DIST, Map.of(), "--remote", grpc, "rules.active", "{\"scope\":" + session + "}");
+      assertTrue(rules.out().contains("never force-push"), rules.out() + rules.err());
+      Result ready =
+          sgm(DIST, Map.of(), "--remote", grpc, "tasks.ready", "{\"scope\":" + project + "}");
+      assertTrue(ready.out().contains("\"migrate\""), ready.out());
+      Result claimed =
+          sgm(
+              DIST,
+              Map.of(),
+              "--remote",
+              grpc,
+              "tasks.claim",
+              "{\"scope\":" + project + ",\"id\":\"migrate\",\"agent\":\"agent-b\"}");
+      assertEquals(0, claimed.code(), claimed.err());
+      assertEquals(
+          "agent-b",
+          Json.parse(claimed.out()).path("record").path("data").path("assignee").asText());
+    } finally {
+      server.destroy();
+      server.waitFor(30, TimeUnit.SECONDS);
+    }
   }
 }

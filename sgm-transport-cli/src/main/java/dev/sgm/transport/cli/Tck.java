@@ -73,6 +73,14 @@ final class Tck implements Callable<Integer> {
     }
   }
 
+  /** The collaboration profile suite against the target (skipped unless it advertises it). */
+  public static final class Collaboration extends dev.sgm.tck.CollaborationTck {
+    @Override
+    protected SgmClient client() {
+      return target;
+    }
+  }
+
   /** The history profile suite against the target (skipped unless it advertises history). */
   public static final class History extends HistoryTck {
     @Override
