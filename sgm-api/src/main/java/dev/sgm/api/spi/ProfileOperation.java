@@ -2,6 +2,7 @@ package dev.sgm.api.spi;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.Caller;
+import java.util.function.BiFunction;
 
 /**
  * One operation a profile adds, such as {@code tasks.claim}: a wire name and a JSON-in, JSON-out
@@ -16,4 +17,25 @@ public interface ProfileOperation {
 
   /** Runs the operation. Fails with {@link dev.sgm.api.SgmException}. */
   JsonNode invoke(Caller caller, JsonNode request);
+
+  /** An operation from its name, description and body. */
+  static ProfileOperation of(
+      String name, String description, BiFunction<Caller, JsonNode, JsonNode> body) {
+    return new ProfileOperation() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public String description() {
+        return description;
+      }
+
+      @Override
+      public JsonNode invoke(Caller caller, JsonNode request) {
+        return body.apply(caller, request);
+      }
+    };
+  }
 }

@@ -27,7 +27,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BiFunction;
 
 /**
  * The collaboration profile (CONTRACT §7): the data schemas of decision, rule, status, task and
@@ -248,52 +247,34 @@ final class CollaborationProfile implements Profile {
   @Override
   public List<ProfileOperation> operations() {
     return List.of(
-        op(
+        ProfileOperation.of(
             "tasks.claim",
             "Claims an open task for an agent; fails with conflict when another agent has it.",
             this::claim),
-        op(
+        ProfileOperation.of(
             "tasks.transition",
             "Moves a task to another state, when that change is allowed.",
             this::transition),
-        op(
+        ProfileOperation.of(
             "tasks.ready",
             "Lists the open, unassigned tasks whose dependencies are all done.",
             this::ready),
-        op(
+        ProfileOperation.of(
             "rules.active",
             "Lists the active rules in force for a scope, its broader scopes' included, by severity.",
             this::activeRules),
-        op(
+        ProfileOperation.of(
             "status.current",
             "Lists the latest status of each agent in a scope.",
             this::currentStatus),
-        op("handoffs.accept", "Accepts an open handoff for an agent.", this::acceptHandoff),
-        op("handoffs.complete", "Completes an accepted handoff.", this::completeHandoff),
-        op(
+        ProfileOperation.of(
+            "handoffs.accept", "Accepts an open handoff for an agent.", this::acceptHandoff),
+        ProfileOperation.of(
+            "handoffs.complete", "Completes an accepted handoff.", this::completeHandoff),
+        ProfileOperation.of(
             "handoffs.resume",
             "Returns a handoff with every record it references, to pick the work up in one call.",
             this::resume));
-  }
-
-  private static ProfileOperation op(
-      String name, String description, BiFunction<Caller, JsonNode, JsonNode> body) {
-    return new ProfileOperation() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public String description() {
-        return description;
-      }
-
-      @Override
-      public JsonNode invoke(Caller caller, JsonNode request) {
-        return body.apply(caller, request);
-      }
-    };
   }
 
   private record Target(Scope scope, String id, RequestReader rest) {}

@@ -27,7 +27,6 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiFunction;
 
 /**
  * The history profile's operations. The engine does the keeping (every write logged, deletes soft)
@@ -56,54 +55,35 @@ final class HistoryProfile implements Profile {
   @Override
   public List<ProfileOperation> operations() {
     return List.of(
-        op(
+        ProfileOperation.of(
             "history.versions",
             "Lists the versions of one record, newest first, with who wrote each and when.",
             this::versions),
-        op("history.read", "Reads one past version of a record.", this::read),
-        op(
+        ProfileOperation.of("history.read", "Reads one past version of a record.", this::read),
+        ProfileOperation.of(
             "history.restore",
             "Makes a past version of a record its current version again (as a new version).",
             this::restore),
-        op(
+        ProfileOperation.of(
             "history.undelete",
             "Brings a deleted record back as it was when deleted.",
             this::undelete),
-        op(
+        ProfileOperation.of(
             "snapshots.create",
             "Names the present state of a scope (optionally with its narrower scopes) to query or"
                 + " restore later. Nothing is copied.",
             this::createSnapshot),
-        op("snapshots.list", "Lists the snapshots of a scope, newest first.", this::listSnapshots),
-        op(
+        ProfileOperation.of(
+            "snapshots.list", "Lists the snapshots of a scope, newest first.", this::listSnapshots),
+        ProfileOperation.of(
             "snapshots.retrieve",
             "Answers a retrieve query as the scope was when the snapshot was taken.",
             this::retrieveSnapshot),
-        op(
+        ProfileOperation.of(
             "snapshots.restore",
             "Puts a scope back as it was at a snapshot, in one transaction: changed records are"
                 + " restored, records created since are deleted.",
             this::restoreSnapshot));
-  }
-
-  private static ProfileOperation op(
-      String name, String description, BiFunction<Caller, JsonNode, JsonNode> body) {
-    return new ProfileOperation() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public String description() {
-        return description;
-      }
-
-      @Override
-      public JsonNode invoke(Caller caller, JsonNode request) {
-        return body.apply(caller, request);
-      }
-    };
   }
 
   // ---- history.*

@@ -42,17 +42,7 @@ interface Backend extends SgmClient, AutoCloseable {
       } catch (NoClassDefFoundError e) {
         throw missing("gRPC", "sgm-transport-grpc");
       }
-      return new Backend() {
-        @Override
-        public JsonNode call(String operation, JsonNode request) {
-          return client.call(operation, request);
-        }
-
-        @Override
-        public void close() {
-          client.close();
-        }
-      };
+      return of(client, client::close);
     }
     if (!url.startsWith("http://") && !url.startsWith("https://")) {
       throw new SgmException(
@@ -65,6 +55,10 @@ interface Backend extends SgmClient, AutoCloseable {
     } catch (NoClassDefFoundError e) {
       throw missing("HTTP", "sgm-transport-http");
     }
+    return of(client, () -> {});
+  }
+
+  private static Backend of(SgmClient client, Runnable close) {
     return new Backend() {
       @Override
       public JsonNode call(String operation, JsonNode request) {
@@ -72,7 +66,9 @@ interface Backend extends SgmClient, AutoCloseable {
       }
 
       @Override
-      public void close() {}
+      public void close() {
+        close.run();
+      }
     };
   }
 

@@ -261,6 +261,25 @@ public final class Sgm implements Callable<Integer> {
     return scope;
   }
 
+  /** The options that name one record: {@code --scope k=v ... --id ID}. */
+  static final class RecordAddress {
+    @Option(
+        names = "--scope",
+        paramLabel = "KEY=VALUE",
+        description = "The record's scope, one pair per option.")
+    Map<String, String> scope = new LinkedHashMap<>();
+
+    @Option(names = "--id", required = true, description = "The record's id.")
+    String id;
+
+    ObjectNode toJson() {
+      ObjectNode request = Json.object();
+      request.set("scope", Sgm.scope(scope, "--scope"));
+      request.put("id", id);
+      return request;
+    }
+  }
+
   /** A command that runs one operation with a JSON request and prints the response. */
   abstract static class OperationCommand implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -395,14 +414,7 @@ public final class Sgm implements Callable<Integer> {
       mixinStandardHelpOptions = true,
       description = "Read one record by scope and id.")
   static final class Read extends OperationCommand {
-    @Option(
-        names = "--scope",
-        paramLabel = "KEY=VALUE",
-        description = "The record's scope, one pair per option.")
-    Map<String, String> scope = new LinkedHashMap<>();
-
-    @Option(names = "--id", required = true, description = "The record's id.")
-    String id;
+    @Mixin RecordAddress address;
 
     @Option(names = "--resolve", description = "Include referenced content.")
     boolean resolve;
@@ -414,9 +426,7 @@ public final class Sgm implements Callable<Integer> {
 
     @Override
     JsonNode request() {
-      ObjectNode request = Json.object();
-      request.set("scope", Sgm.scope(scope, "--scope"));
-      request.put("id", id);
+      ObjectNode request = address.toJson();
       if (resolve) {
         request.put("resolve", true);
       }
@@ -535,14 +545,7 @@ public final class Sgm implements Callable<Integer> {
       mixinStandardHelpOptions = true,
       description = "Delete one record (soft when history is on).")
   static final class Delete extends OperationCommand {
-    @Option(
-        names = "--scope",
-        paramLabel = "KEY=VALUE",
-        description = "The record's scope, one pair per option.")
-    Map<String, String> scope = new LinkedHashMap<>();
-
-    @Option(names = "--id", required = true, description = "The record's id.")
-    String id;
+    @Mixin RecordAddress address;
 
     @Option(
         names = "--expected-version",
@@ -557,9 +560,7 @@ public final class Sgm implements Callable<Integer> {
 
     @Override
     JsonNode request() {
-      ObjectNode request = Json.object();
-      request.set("scope", Sgm.scope(scope, "--scope"));
-      request.put("id", id);
+      ObjectNode request = address.toJson();
       if (expectedVersion != null) {
         request.put("expected_version", expectedVersion);
       }

@@ -3,8 +3,6 @@ package dev.sgm.transport.grpc;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 
 /**
  * The gRPC transport's configuration.
@@ -30,20 +28,5 @@ public record GrpcSettings(String host, int port, int maxMessageBytes, long stop
         port,
         config.getInt("grpc.max-message-bytes", 4 * 1024 * 1024),
         config.getLong("grpc.stop-timeout-ms", 10_000));
-  }
-
-  /** True when every address of the host is a loopback one. */
-  boolean isLoopback() {
-    try {
-      for (InetAddress address : InetAddress.getAllByName(host)) {
-        if (!address.isLoopbackAddress()) {
-          return false;
-        }
-      }
-      return true;
-    } catch (UnknownHostException e) {
-      throw new SgmException(
-          ErrorCode.INVALID_REQUEST, "configuration grpc.host: '" + host + "' cannot be resolved");
-    }
   }
 }

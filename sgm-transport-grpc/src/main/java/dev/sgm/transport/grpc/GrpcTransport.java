@@ -1,8 +1,7 @@
 package dev.sgm.transport.grpc;
 
-import dev.sgm.api.ErrorCode;
-import dev.sgm.api.SgmException;
 import dev.sgm.api.SgmService;
+import dev.sgm.api.spi.Listening;
 import dev.sgm.api.spi.Transport;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
@@ -39,14 +38,7 @@ public final class GrpcTransport implements Transport {
 
   @Override
   public void start() throws IOException {
-    if (!settings.isLoopback()) {
-      throw new SgmException(
-          ErrorCode.FORBIDDEN,
-          "grpc.host "
-              + settings.host()
-              + " is not a loopback address; listening beyond this machine needs authentication,"
-              + " which this transport does not offer yet");
-    }
+    Listening.requireLoopback(settings.host(), "grpc.host");
     Calls calls = new Calls(service);
     NettyServerBuilder builder =
         NettyServerBuilder.forAddress(

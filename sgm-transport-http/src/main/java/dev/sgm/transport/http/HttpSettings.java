@@ -3,8 +3,6 @@ package dev.sgm.transport.http;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 
 /**
  * The HTTP transport's configuration.
@@ -40,23 +38,5 @@ public record HttpSettings(
         maxBody,
         config.getBoolean("http.log-requests", true),
         config.getLong("http.stop-timeout-ms", 10_000));
-  }
-
-  /**
-   * True when the host is a loopback address. Anything else needs authentication, which this
-   * transport does not offer yet, so it refuses to listen there.
-   */
-  boolean isLoopback() {
-    try {
-      for (InetAddress address : InetAddress.getAllByName(host)) {
-        if (!address.isLoopbackAddress()) {
-          return false;
-        }
-      }
-      return true;
-    } catch (UnknownHostException e) {
-      throw new SgmException(
-          ErrorCode.INVALID_REQUEST, "configuration http.host: '" + host + "' cannot be resolved");
-    }
   }
 }

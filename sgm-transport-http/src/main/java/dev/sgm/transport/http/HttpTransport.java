@@ -1,8 +1,7 @@
 package dev.sgm.transport.http;
 
-import dev.sgm.api.ErrorCode;
-import dev.sgm.api.SgmException;
 import dev.sgm.api.SgmService;
+import dev.sgm.api.spi.Listening;
 import dev.sgm.api.spi.Transport;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -53,14 +52,7 @@ public final class HttpTransport implements Transport {
 
   @Override
   public void start() throws Exception {
-    if (!settings.isLoopback()) {
-      throw new SgmException(
-          ErrorCode.FORBIDDEN,
-          "http.host "
-              + settings.host()
-              + " is not a loopback address; listening beyond this machine needs authentication,"
-              + " which this transport does not offer yet");
-    }
+    Listening.requireLoopback(settings.host(), "http.host");
     server.start();
     LOG.log(System.Logger.Level.INFO, "HTTP transport listening on {0}", endpoints().get(0));
   }
