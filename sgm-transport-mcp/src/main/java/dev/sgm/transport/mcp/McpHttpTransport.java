@@ -1,0 +1,250 @@
+package dev.sgm.transport.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.Caller;
+import dev.sgm.api.Json;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.SgmService;
+import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.Listening;
+import dev.sgm.api.spi.Transport;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * MCP's Streamable HTTP transport at {@code /mcp} ({@code mcp.host}, {@code mcp.port}, default
+ * 127.0.0.1:7412). A session starts with {@code initialize} and is named by the {@code
+ * Mcp-Session-Id} header; its default scope and agent come from {@code ?project=&agent=} on the
+ * URL, else from {@code mcp.project} and {@code mcp.agent}. Requests whose Origin or Host is not
+ * local are refused, against DNS rebinding. Responses are plain JSON; there is no server-initiated
+ * stream (GET answers 405).
+ */
+public final class McpHttpTransport implements Transport {
+  private static final System.Logger LOG = System.getLogger(McpHttpTransport.class.getName());
+  private static final Set<String> LOCAL = Set.of("localhost", "127.0.0.1", "[::1]", "::1");
+
+  private final String host;
+  private final int port;
+  private final McpServer mcp;
+  private final McpDefaults configured;
+  private final Map<String, McpDefaults> sessions = new ConcurrentHashMap<>();
+  private final Server server;
+  private final ServerConnector connector;
+
+  public McpHttpTransport(Config config, SgmService service) {
+    this.host = config.get("mcp.host", "127.0.0.1");
+    this.port = config.getInt("mcp.port", 7412);
+    String project = config.get("mcp.project").orElse(null);
+    this.configured =
+        new McpDefaults(
+            project == null ? null : Json.object().put("project", project),
+            config.get("mcp.agent").orElse(null));
+    Caller caller = Caller.anonymous("mcp");
+    this.mcp =
+        new McpServer(
+            (operation, request) -> service.invoke(caller, operation, request),
+            service.operations(),
+            McpHttpTransport.class.getModule().getDescriptor() == null
+                ? "development"
+                : McpHttpTransport.class
+                    .getModule()
+                    .getDescriptor()
+                    .rawVersion()
+                    .orElse("development"));
+    QueuedThreadPool threads = new QueuedThreadPool();
+    threads.setName("sgm-mcp");
+    threads.setVirtualThreadsExecutor(Executors.newVirtualThreadPerTaskExecutor());
+    this.server = new Server(threads);
+    this.connector = new ServerConnector(server);
+    connector.setHost(host);
+    connector.setPort(port);
+    server.addConnector(connector);
+    server.setHandler(new McpHandler());
+    server.setStopTimeout(10_000);
+  }
+
+  @Override
+  public void start() throws Exception {
+    Listening.requireLoopback(host, "mcp.host");
+    server.start();
+    LOG.log(System.Logger.Level.INFO, "MCP (Streamable HTTP) listening on {0}", endpoints().get(0));
+  }
+
+  /** The port actually bound. */
+  public int port() {
+    return connector.getLocalPort();
+  }
+
+  @Override
+  public List<String> endpoints() {
+    return List.of(
+        "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port() + "/mcp");
+  }
+
+  @Override
+  public void close() {
+    try {
+      server.stop();
+    } catch (Exception e) {
+      LOG.log(System.Logger.Level.WARNING, "MCP transport did not stop cleanly", e);
+    }
+  }
+
+  private final class McpHandler extends Handler.Abstract {
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) throws Exception {
+      String path = Request.getPathInContext(request);
+      if (!path.equals("/mcp")) {
+        return reply(
+            response,
+            callback,
+            404,
+            null,
+            McpServer.error(null, -32600, "the MCP endpoint is /mcp"));
+      }
+      if (!local(request)) {
+        return reply(
+            response,
+            callback,
+            403,
+            null,
+            McpServer.error(null, -32600, "requests must come from this machine"));
+      }
+      String session = request.getHeaders().get("Mcp-Session-Id");
+      switch (request.getMethod()) {
+        case "DELETE" -> {
+          boolean known = session != null && sessions.remove(session) != null;
+          return reply(response, callback, known ? 200 : 404, null, null);
+        }
+        case "POST" -> {
+          return post(request, response, callback, session);
+        }
+        default -> {
+          response.getHeaders().put(HttpHeader.ALLOW, "POST, DELETE");
+          return reply(response, callback, 405, null, null);
+        }
+      }
+    }
+
+    private boolean post(Request request, Response response, Callback callback, String session)
+        throws Exception {
+      JsonNode body;
+      try (InputStream in = Content.Source.asInputStream(request)) {
+        body = Json.parse(in.readNBytes(8 * 1024 * 1024));
+      } catch (SgmException e) {
+        return reply(
+            response,
+            callback,
+            400,
+            null,
+            McpServer.error(null, -32700, "parse error: " + e.getMessage()));
+      }
+      boolean initializing = body.isObject() && "initialize".equals(body.path("method").asText());
+      McpDefaults defaults;
+      String newSession = null;
+      if (initializing) {
+        newSession = UUID.randomUUID().toString();
+        defaults = fromQuery(request);
+        sessions.put(newSession, defaults);
+      } else {
+        defaults = session == null ? null : sessions.get(session);
+        if (defaults == null) {
+          return reply(
+              response,
+              callback,
+              session == null ? 400 : 404,
+              null,
+              McpServer.error(
+                  null,
+                  -32600,
+                  session == null
+                      ? "missing Mcp-Session-Id; initialize first"
+                      : "unknown session"));
+        }
+      }
+      JsonNode answer;
+      if (body.isArray()) {
+        ArrayNode answers = Json.array();
+        for (JsonNode message : body) {
+          ObjectNode one = mcp.handle(message, defaults);
+          if (one != null) {
+            answers.add(one);
+          }
+        }
+        answer = answers.isEmpty() ? null : answers;
+      } else {
+        answer = mcp.handle(body, defaults);
+      }
+      return reply(response, callback, answer == null ? 202 : 200, newSession, answer);
+    }
+
+    private McpDefaults fromQuery(Request request) {
+      Fields query = Request.extractQueryParameters(request);
+      String project = query.getValue("project");
+      String agent = query.getValue("agent");
+      return new McpDefaults(
+          project != null ? Json.object().put("project", project) : configured.scope(),
+          agent != null ? agent : configured.agent());
+    }
+
+    /**
+     * Origin (when sent) and Host must name this machine: the browser-borne DNS-rebinding guard.
+     */
+    private boolean local(Request request) {
+      String origin = request.getHeaders().get(HttpHeader.ORIGIN);
+      if (origin != null && !origin.equals("null")) {
+        try {
+          String originHost = URI.create(origin).getHost();
+          if (originHost == null || !LOCAL.contains(originHost)) {
+            return false;
+          }
+        } catch (IllegalArgumentException e) {
+          return false;
+        }
+      }
+      String hostHeader = request.getHeaders().get(HttpHeader.HOST);
+      if (hostHeader == null) {
+        return true;
+      }
+      String name =
+          hostHeader.startsWith("[")
+              ? hostHeader.substring(0, hostHeader.indexOf(']') + 1)
+              : hostHeader.split(":")[0];
+      return LOCAL.contains(name);
+    }
+
+    private boolean reply(
+        Response response, Callback callback, int status, String session, JsonNode body) {
+      response.setStatus(status);
+      if (session != null) {
+        response.getHeaders().put("Mcp-Session-Id", session);
+      }
+      if (body == null) {
+        callback.succeeded();
+        return true;
+      }
+      response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+      response.write(true, ByteBuffer.wrap(Json.writeBytes(body)), callback);
+      return true;
+    }
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * SGM over the Model Context Protocol, so coding agents use it as their memory: every operation as
+ * a tool ({@code sgm_store}, {@code sgm_retrieve}, ...), records as resources, over stdio ({@code
+ * sgm mcp}) and Streamable HTTP ({@code /mcp}); and a Streamable HTTP client of the same.
+ */
+module dev.sgm.transport.mcp {
+  requires transitive dev.sgm.api;
+  requires org.eclipse.jetty.server;
+  requires java.net.http;
+
+  exports dev.sgm.transport.mcp;
+
+  provides dev.sgm.api.spi.TransportProvider with
+      dev.sgm.transport.mcp.McpTransportProvider;
+}

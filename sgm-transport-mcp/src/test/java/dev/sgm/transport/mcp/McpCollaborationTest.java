@@ -1,0 +1,19 @@
+package dev.sgm.transport.mcp;
+
+import dev.sgm.api.SgmClient;
+import dev.sgm.tck.CollaborationTck;
+
+/**
+ * The CollaborationTck suite through MCP tools, over Streamable HTTP, against a real server on
+ * loopback.
+ */
+class McpCollaborationTest extends CollaborationTck {
+  @Override
+  protected SgmClient client() {
+    try {
+      return McpServers.shared().client();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,18 @@
+package dev.sgm.transport.mcp;
+
+import dev.sgm.api.SgmClient;
+import dev.sgm.tck.HistoryTck;
+
+/**
+ * The HistoryTck suite through MCP tools, over Streamable HTTP, against a real server on loopback.
+ */
+class McpHistoryTest extends HistoryTck {
+  @Override
+  protected SgmClient client() {
+    try {
+      return McpServers.shared().client();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
