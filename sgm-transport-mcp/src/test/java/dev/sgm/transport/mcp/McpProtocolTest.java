@@ -1,0 +1,155 @@
+package dev.sgm.transport.mcp;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sgm.api.Json;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * MCP's own rules: tools, defaults, compact results, errors, resources, sessions, and the local
+ * guard.
+ */
+class McpProtocolTest {
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  private static JsonNode tool(McpClient client, String name, String arguments) {
+    return client.rpc(
+        "tools/call", Json.parse("{\"name\":\"" + name + "\",\"arguments\":" + arguments + "}"));
+  }
+
+  @Test
+  void everyOperationIsAToolWithASchemaAndADescription() throws Exception {
+    JsonNode tools = McpServers.shared().client().rpc("tools/list", Json.object()).path("tools");
+    List<String> names = new ArrayList<>();
+    tools.forEach(t -> names.add(t.path("name").asText()));
+    assertTrue(
+        names.containsAll(
+            List.of(
+                "sgm_store",
+                "sgm_retrieve",
+                "sgm_read",
+                "sgm_delete",
+                "sgm_discover",
+                "sgm_history_versions",
+                "sgm_tasks_claim",
+                "sgm_handoffs_resume")),
+        names.toString());
+    for (JsonNode tool : tools) {
+      assertEquals("object", tool.path("inputSchema").path("type").asText(), tool.toString());
+      assertFalse(tool.path("description").asText().isBlank(), tool.toString());
+    }
+  }
+
+  @Test
+  void anAgentStoresWithJustContentAndSessionsAreIsolatedByDefault() throws Exception {
+    String endpoint = McpServers.shared().endpoint();
+    McpClient alpha = new McpClient(endpoint + "?project=alpha-mcp&agent=claude");
+    McpClient beta = new McpClient(endpoint + "?project=beta-mcp&agent=cursor");
+    JsonNode stored =
+        tool(alpha, "sgm_store", "{\"content\":\"The build uses Maven.\",\"tags\":[\"build\"]}");
+    assertFalse(stored.path("isError").asBoolean(), stored.toString());
+    JsonNode record = stored.path("structuredContent").path("record");
+    assertEquals("alpha-mcp", record.path("scope").path("project").asText());
+    assertEquals("claude", record.path("provenance").path("agent").asText());
+    assertEquals("mcp", record.path("provenance").path("origin").asText());
+    assertTrue(stored.path("content").get(0).path("text").asText().contains("Maven"));
+    assertEquals(
+        1,
+        tool(alpha, "sgm_retrieve", "{\"text\":\"maven\"}")
+            .path("structuredContent")
+            .path("total")
+            .asLong());
+    assertEquals(
+        0,
+        tool(beta, "sgm_retrieve", "{\"text\":\"maven\"}")
+            .path("structuredContent")
+            .path("total")
+            .asLong());
+  }
+
+  @Test
+  void compactResultsKeepAnAgentsContextSmall() throws Exception {
+    McpClient client =
+        new McpClient(McpServers.shared().endpoint() + "?project=compact-mcp&agent=a");
+    tool(
+        client,
+        "sgm_store",
+        "{\"title\":\"Long note\",\"content\":\"first line\\n" + "more ".repeat(500) + "\"}");
+    JsonNode compact =
+        tool(client, "sgm_retrieve", "{\"compact\":true,\"limit\":5}").path("structuredContent");
+    JsonNode entry = compact.path("records").get(0);
+    assertEquals("first line", entry.path("first_line").asText());
+    assertFalse(entry.has("content"), "no full content in compact mode");
+    assertEquals(1, compact.path("total").asLong());
+  }
+
+  @Test
+  void failuresAreToolResultsCarryingTheErrorObject() throws Exception {
+    McpClient client = new McpClient(McpServers.shared().endpoint() + "?project=errors-mcp");
+    JsonNode missing = tool(client, "sgm_read", "{\"id\":\"nothing\"}");
+    assertTrue(missing.path("isError").asBoolean());
+    assertEquals(
+        "not_found", missing.path("structuredContent").path("error").path("code").asText());
+    JsonNode invalid = tool(client, "sgm_store", "{\"record\":{\"id\":\"x\",\"type\":\"note\"}}");
+    assertTrue(invalid.path("isError").asBoolean());
+    assertEquals(
+        "invalid_record", invalid.path("structuredContent").path("error").path("code").asText());
+  }
+
+  @Test
+  void recordsAreResources() throws Exception {
+    McpClient client =
+        new McpClient(McpServers.shared().endpoint() + "?project=resources-mcp&agent=a");
+    tool(client, "sgm_store", "{\"id\":\"r1\",\"content\":\"a resource\"}");
+    JsonNode resources = client.rpc("resources/list", Json.object()).path("resources");
+    assertEquals(1, resources.size());
+    String uri = resources.get(0).path("uri").asText();
+    JsonNode read = client.rpc("resources/read", Json.object().put("uri", uri));
+    assertEquals(
+        "a resource",
+        Json.parse(read.path("contents").get(0).path("text").asText()).path("content").asText());
+    assertEquals(
+        "sgm://record/{scope}/{id}",
+        client
+            .rpc("resources/templates/list", Json.object())
+            .path("resourceTemplates")
+            .get(0)
+            .path("uriTemplate")
+            .asText());
+  }
+
+  private static int status(String method, String origin, String host, String session)
+      throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(URI.create(McpServers.shared().endpoint()))
+            .header("Content-Type", "application/json")
+            .method(
+                method,
+                HttpRequest.BodyPublishers.ofString(
+                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"));
+    if (origin != null) {
+      request.header("Origin", origin);
+    }
+    if (session != null) {
+      request.header("Mcp-Session-Id", session);
+    }
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString()).statusCode();
+  }
+
+  @Test
+  void foreignOriginsSessionlessCallsAndStreamsAreRefused() throws Exception {
+    assertEquals(403, status("POST", "http://evil.example", null, null), "DNS rebinding guard");
+    assertEquals(400, status("POST", "http://localhost:3000", null, null), "no session");
+    assertEquals(404, status("POST", null, null, "no-such-session"));
+    assertEquals(405, status("GET", null, null, null));
+  }
+}
