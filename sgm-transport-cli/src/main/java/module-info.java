@@ -8,6 +8,7 @@ module dev.sgm.transport.cli {
   requires dev.sgm.core;
   requires static dev.sgm.transport.http;
   requires static dev.sgm.transport.grpc;
+  requires static dev.sgm.transport.mcp;
   requires info.picocli;
   requires dev.sgm.tck;
   requires org.junit.platform.launcher;

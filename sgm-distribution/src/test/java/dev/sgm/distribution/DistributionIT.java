@@ -3,6 +3,7 @@ package dev.sgm.distribution;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.Json;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -78,7 +79,7 @@ class DistributionIT {
   @Test
   void discoveryListsExactlyThePluginsPresent() throws Exception {
     assertEquals(
-        List.of("core", "collaboration", "history", "grpc", "http", "cli"),
+        List.of("core", "collaboration", "history", "grpc", "http", "mcp", "cli"),
         capabilities(DIST, Map.of()));
   }
 
@@ -94,7 +95,8 @@ class DistributionIT {
       }
     }
     assertEquals(
-        List.of("core", "collaboration", "grpc", "http", "cli"), capabilities(dist, Map.of()));
+        List.of("core", "collaboration", "grpc", "http", "mcp", "cli"),
+        capabilities(dist, Map.of()));
     Result call =
         sgm(
             dist,
@@ -109,7 +111,8 @@ class DistributionIT {
   @Test
   void disablingAPluginByConfigurationRemovesItsCapability() throws Exception {
     Map<String, String> env = Map.of("SGM_PROFILES_DISABLED", "history");
-    assertEquals(List.of("core", "collaboration", "grpc", "http", "cli"), capabilities(DIST, env));
+    assertEquals(
+        List.of("core", "collaboration", "grpc", "http", "mcp", "cli"), capabilities(DIST, env));
     Result call =
         sgm(
             DIST,
@@ -120,7 +123,7 @@ class DistributionIT {
     assertEquals(6, call.code(), call.err());
     assertEquals(
         List.of("core", "collaboration", "history", "cli"),
-        capabilities(DIST, Map.of("SGM_TRANSPORTS_DISABLED", "http,grpc")));
+        capabilities(DIST, Map.of("SGM_TRANSPORTS_DISABLED", "http,grpc,mcp")));
   }
 
   @Test
@@ -130,6 +133,86 @@ class DistributionIT {
     Result result = sgm(dist, Map.of(), "--memory", "discover");
     assertEquals(2, result.code(), result.err());
     assertTrue(result.err().contains("two profile plugins are named 'history'"), result.err());
+  }
+
+  /** A running {@code bin/sgm serve} on free ports, with the endpoints it printed. */
+  private record Served(Process process, String http, String grpc, String mcp)
+      implements AutoCloseable {
+    @Override
+    public void close() {
+      process.destroy(); // SIGTERM
+      try {
+        process.waitFor(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private Served serve() throws Exception {
+    List<String> command =
+        List.of(
+            DIST.resolve("bin/sgm").toString(),
+            "serve",
+            "--memory",
+            "-D",
+            "http.port=0",
+            "-D",
+            "grpc.port=0",
+            "-D",
+            "mcp.port=0");
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().put("XDG_CACHE_HOME", temp.resolve("cache").toString());
+    Path log = Files.createTempFile(temp, "serve", ".log");
+    Process process = builder.redirectOutput(log.toFile()).start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (System.nanoTime() < deadline && !Files.readString(log).contains("ready in")) {
+      Thread.sleep(20);
+    }
+    String text = Files.readString(log);
+    assertTrue(text.contains("ready in"), text);
+    String http = null;
+    String grpc = null;
+    String mcp = null;
+    for (String line : text.lines().toList()) {
+      if (line.startsWith("serving ")) {
+        String url = line.substring("serving ".length()).trim();
+        if (url.startsWith("grpc://")) {
+          grpc = url;
+        } else if (url.endsWith("/mcp")) {
+          mcp = url;
+        } else {
+          http = url;
+        }
+      }
+    }
+    return new Served(process, http, grpc, mcp);
+  }
+
+  @Test
+  void anMcpClientWrittenByOthersDrivesItOverStdioAndHttp() throws Exception {
+    Path node = Path.of("src", "test", "node");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        Files.isDirectory(node.resolve("node_modules/@modelcontextprotocol/sdk")),
+        "the MCP SDK is not installed: npm ci --prefix sgm-distribution/src/test/node (.ci/run does)");
+    try (Served served = serve()) {
+      Path output = temp.resolve("node.log");
+      ProcessBuilder builder =
+          new ProcessBuilder(
+                  "node",
+                  node.resolve("mcp-client.mjs").toString(),
+                  DIST.resolve("bin/sgm").toString(),
+                  served.mcp())
+              .redirectErrorStream(true)
+              .redirectOutput(output.toFile());
+      builder.environment().put("XDG_CACHE_HOME", temp.resolve("cache").toString());
+      Process client = builder.start();
+      assertTrue(client.waitFor(120, TimeUnit.SECONDS));
+      String log = Files.readString(output);
+      System.out.println(log);
+      assertEquals(0, client.exitValue(), log);
+      assertTrue(log.contains("0 failed"), log);
+    }
   }
 
   @Test
@@ -238,66 +321,84 @@ class DistributionIT {
     assertTrue(Files.exists(temp.resolve("demo.jsonl")), "the export wrote its file");
   }
 
+  /** One MCP tools/call over Streamable HTTP, in the given session. */
+  private static JsonNode mcpCall(
+      HttpClient client, String endpoint, String session, String tool, String arguments)
+      throws Exception {
+    String body =
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\""
+            + tool
+            + "\",\"arguments\":"
+            + arguments
+            + "}}";
+    HttpResponse<String> response =
+        client.send(
+            HttpRequest.newBuilder(URI.create(endpoint))
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .header("Mcp-Session-Id", session)
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, response.statusCode(), response.body());
+    JsonNode result = Json.parse(response.body()).path("result");
+    assertTrue(!result.path("isError").asBoolean(), response.body());
+    return result.path("structuredContent");
+  }
+
   /**
-   * The README's collaboration scenario: agent A records a decision and a rule and hands off over
-   * HTTP (over MCP once that transport exists); agent B, with the command over gRPC, resumes the
-   * handoff, sees the project's rule from its session, and claims the next task.
+   * The README's collaboration scenario: agent A, over MCP, records a decision and a rule and hands
+   * off; agent B, with the command over gRPC, resumes the handoff, sees the project's rule from its
+   * session, and claims the next task.
    */
   @Test
   void twoAgentsHandWorkOverAcrossTransports() throws Exception {
-    List<String> command =
-        List.of(
-            DIST.resolve("bin/sgm").toString(),
-            "serve",
-            "--memory",
-            "-D",
-            "http.port=0",
-            "-D",
-            "grpc.port=0");
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-    builder.environment().put("XDG_CACHE_HOME", temp.resolve("cache").toString());
-    Path log = temp.resolve("scenario.log");
-    Process server = builder.redirectOutput(log.toFile()).start();
-    try {
-      String http = null;
-      String grpc = null;
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-      while ((http == null || grpc == null) && System.nanoTime() < deadline) {
-        String text = Files.readString(log);
-        Matcher h = Pattern.compile("serving (http://\\S+)").matcher(text);
-        Matcher g = Pattern.compile("serving (grpc://\\S+)").matcher(text);
-        http = h.find() ? h.group(1) : null;
-        grpc = g.find() ? g.group(1) : null;
-        Thread.sleep(20);
-      }
-      assertTrue(http != null && grpc != null, Files.readString(log));
+    try (Served served = serve()) {
       HttpClient client = HttpClient.newHttpClient();
+      String endpoint = served.mcp() + "?project=scenario&agent=agent-a";
+      HttpResponse<String> initialized =
+          client.send(
+              HttpRequest.newBuilder(URI.create(endpoint))
+                  .header("Content-Type", "application/json")
+                  .header("Accept", "application/json, text/event-stream")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{"
+                              + "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                              + "\"clientInfo\":{\"name\":\"agent-a\",\"version\":\"1\"}}}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      String session = initialized.headers().firstValue("Mcp-Session-Id").orElseThrow();
+      mcpCall(
+          client,
+          endpoint,
+          session,
+          "sgm_store",
+          "{\"id\":\"use-h2\",\"type\":\"decision\",\"content\":\"Keep H2\","
+              + "\"record\":{\"id\":\"use-h2\",\"type\":\"decision\",\"data\":{\"status\":\"accepted\",\"rationale\":\"no setup\"}}}");
+      mcpCall(
+          client,
+          endpoint,
+          session,
+          "sgm_store",
+          "{\"record\":{\"id\":\"no-force-push\",\"type\":\"rule\",\"data\":{\"statement\":\"never force-push\",\"severity\":\"must\"}}}");
+      mcpCall(
+          client,
+          endpoint,
+          session,
+          "sgm_store",
+          "{\"record\":{\"id\":\"migrate\",\"type\":\"task\",\"data\":{\"state\":\"open\"}}}");
+      mcpCall(
+          client,
+          endpoint,
+          session,
+          "sgm_store",
+          "{\"record\":{\"id\":\"to-b\",\"type\":\"handoff\",\"links\":[\"migrate\"],\"data\":{"
+              + "\"from_agent\":\"agent-a\",\"state\":\"open\",\"summary\":\"finish the migration\",\"context\":[\"use-h2\"]}}}");
+
       String project = "{\"project\":\"scenario\"}";
-      for (String record :
-          List.of(
-              "{\"id\":\"use-h2\",\"type\":\"decision\",\"scope\":"
-                  + project
-                  + ",\"provenance\":{\"agent\":\"agent-a\"},\"data\":{\"status\":\"accepted\",\"rationale\":\"no setup\"}}",
-              "{\"id\":\"no-force-push\",\"type\":\"rule\",\"scope\":"
-                  + project
-                  + ",\"provenance\":{\"agent\":\"agent-a\"},\"data\":{\"statement\":\"never force-push\",\"severity\":\"must\"}}",
-              "{\"id\":\"migrate\",\"type\":\"task\",\"scope\":"
-                  + project
-                  + ",\"provenance\":{\"agent\":\"agent-a\"},\"data\":{\"state\":\"open\"}}",
-              "{\"id\":\"to-b\",\"type\":\"handoff\",\"scope\":"
-                  + project
-                  + ",\"links\":[\"migrate\"],\"provenance\":{\"agent\":\"agent-a\"},\"data\":{\"from_agent\":\"agent-a\","
-                  + "\"state\":\"open\",\"summary\":\"finish the migration\",\"context\":[\"use-h2\"]}}")) {
-        HttpResponse<String> stored =
-            client.send(
-                HttpRequest.newBuilder(URI.create(http + "/v1/store"))
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"record\":" + record + "}"))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, stored.statusCode(), stored.body());
-      }
-      String session = "{\"project\":\"scenario\",\"session\":\"agent-b\"}";
+      String session2 = "{\"project\":\"scenario\",\"session\":\"agent-b\"}";
+      String grpc = served.grpc();
       Result resumed =
           sgm(
               DIST,
@@ -320,7 +421,7 @@ class DistributionIT {
               "{\"scope\":" + project + ",\"id\":\"to-b\",\"agent\":\"agent-b\"}");
       assertEquals(0, accepted.code(), accepted.err());
       Result rules =
-          sgm(DIST, Map.of(), "--remote", grpc, "rules.active", "{\"scope\":" + session + "}");
+          sgm(DIST, Map.of(), "--remote", grpc, "rules.active", "{\"scope\":" + session2 + "}");
       assertTrue(rules.out().contains("never force-push"), rules.out() + rules.err());
       Result ready =
           sgm(DIST, Map.of(), "--remote", grpc, "tasks.ready", "{\"scope\":" + project + "}");
@@ -337,9 +438,6 @@ class DistributionIT {
       assertEquals(
           "agent-b",
           Json.parse(claimed.out()).path("record").path("data").path("assignee").asText());
-    } finally {
-      server.destroy();
-      server.waitFor(30, TimeUnit.SECONDS);
     }
   }
 }

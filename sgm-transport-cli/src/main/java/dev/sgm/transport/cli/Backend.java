@@ -7,6 +7,8 @@ import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
 import dev.sgm.core.SgmRuntime;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Where the command's operations go: the engine in this process on the embedded store, or a server
@@ -16,6 +18,42 @@ interface Backend extends SgmClient, AutoCloseable {
   @Override
   void close();
 
+  /** The operations a profile adds, for backends that only learn the profiles from discovery. */
+  Map<String, List<String>> PROFILE_OPERATIONS =
+      Map.of(
+          "history",
+          List.of(
+              "history.versions",
+              "history.read",
+              "history.restore",
+              "history.undelete",
+              "snapshots.create",
+              "snapshots.list",
+              "snapshots.retrieve",
+              "snapshots.restore"),
+          "collaboration",
+          List.of(
+              "tasks.claim",
+              "tasks.transition",
+              "tasks.ready",
+              "rules.active",
+              "status.current",
+              "handoffs.accept",
+              "handoffs.complete",
+              "handoffs.resume"));
+
+  /** The operations this backend offers: the core ones, then those of each advertised profile. */
+  default List<String> operations() {
+    List<String> operations =
+        new java.util.ArrayList<>(
+            List.of(
+                "discover", "store", "store_batch", "read", "retrieve", "delete", "put_content"));
+    for (JsonNode capability : call("discover", dev.sgm.api.Json.object()).path("capabilities")) {
+      operations.addAll(PROFILE_OPERATIONS.getOrDefault(capability.asText(), List.of()));
+    }
+    return operations;
+  }
+
   /** The engine in this process; records it stores get {@code provenance.origin} {@code cli}. */
   static Backend embedded(Config config) {
     SgmRuntime runtime = SgmRuntime.open(config);
@@ -24,6 +62,11 @@ interface Backend extends SgmClient, AutoCloseable {
       @Override
       public JsonNode call(String operation, JsonNode request) {
         return runtime.service().invoke(caller, operation, request);
+      }
+
+      @Override
+      public List<String> operations() {
+        return runtime.service().operations();
       }
 
       @Override

@@ -52,6 +52,7 @@ import picocli.CommandLine.Parameters;
       Transfer.Export.class,
       Transfer.Import.class,
       Tck.class,
+      Mcp.class,
       Sgm.Completion.class
     })
 public final class Sgm implements Callable<Integer> {

@@ -216,6 +216,8 @@ final class McpTools {
       record.put("type", type);
       if (args.has("scope")) {
         record.set("scope", args.get("scope"));
+      } else if (defaults.scope() != null) {
+        record.set("scope", defaults.scope().deepCopy());
       }
       if (args.has("title")) {
         record.set("title", args.get("title"));
