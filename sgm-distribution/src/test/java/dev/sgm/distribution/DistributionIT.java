@@ -440,4 +440,46 @@ class DistributionIT {
           Json.parse(claimed.out()).path("record").path("data").path("assignee").asText());
     }
   }
+
+  /**
+   * The generic server scenarios of the MCP conformance suite against the Streamable HTTP endpoint.
+   * The suite needs Node 22; the test's npm packages bring it.
+   */
+  @Test
+  void theMcpConformanceScenariosPass() throws Exception {
+    Path node = Path.of("src", "test", "node");
+    Path node22 = node.resolve("node_modules/.bin/node");
+    Path suite = node.resolve("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        Files.isExecutable(node22) && Files.exists(suite),
+        "the conformance suite is not installed: npm ci --prefix sgm-distribution/src/test/node (.ci/run does)");
+    try (Served served = serve()) {
+      for (String scenario :
+          List.of(
+              "server-initialize",
+              "ping",
+              "tools-list",
+              "tools-call-error",
+              "resources-list",
+              "dns-rebinding-protection")) {
+        Path output = temp.resolve("conformance-" + scenario + ".log");
+        Process run =
+            new ProcessBuilder(
+                    node22.toString(),
+                    suite.toString(),
+                    "server",
+                    "--url",
+                    served.mcp(),
+                    "--scenario",
+                    scenario)
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile())
+                .start();
+        assertTrue(run.waitFor(120, TimeUnit.SECONDS), scenario);
+        String log = Files.readString(output);
+        assertEquals(0, run.exitValue(), scenario + "\n" + log);
+        assertTrue(log.contains(" 0 failed"), scenario + "\n" + log);
+      }
+    }
+  }
 }
