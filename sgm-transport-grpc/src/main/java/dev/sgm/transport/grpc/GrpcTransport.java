@@ -4,15 +4,20 @@ import dev.sgm.api.SgmService;
 import dev.sgm.api.spi.Listening;
 import dev.sgm.api.spi.Transport;
 import io.grpc.InsecureServerCredentials;
+import io.grpc.MethodDescriptor;
 import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.ServiceDescriptor;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -49,11 +54,15 @@ public final class GrpcTransport implements Transport {
             .addService(memory(calls))
             .addService(health.getHealthService())
             .addService(ProtoReflectionServiceV1.newInstance());
+    // A profile's service is registered only while the profile is active; otherwise its methods
+    // answer UNIMPLEMENTED.
     if (service.operations().contains("history.versions")) {
-      builder.addService(history(calls));
+      builder.addService(
+          profile(HistoryGrpc.getServiceDescriptor(), ProfileMethods.HISTORY, calls));
     }
     if (service.operations().contains("tasks.claim")) {
-      builder.addService(collaboration(calls));
+      builder.addService(
+          profile(CollaborationGrpc.getServiceDescriptor(), ProfileMethods.COLLABORATION, calls));
     }
     server = builder.build().start();
     health.setStatus("", ServingStatus.SERVING);
@@ -102,103 +111,18 @@ public final class GrpcTransport implements Transport {
     };
   }
 
-  private static HistoryGrpc.HistoryImplBase history(Calls calls) {
-    return new HistoryGrpc.HistoryImplBase() {
-      @Override
-      public void versions(OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("history.versions", request, observer);
-      }
-
-      @Override
-      public void readVersion(
-          OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("history.read", request, observer);
-      }
-
-      @Override
-      public void restore(OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("history.restore", request, observer);
-      }
-
-      @Override
-      public void undelete(OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("history.undelete", request, observer);
-      }
-
-      @Override
-      public void createSnapshot(
-          OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("snapshots.create", request, observer);
-      }
-
-      @Override
-      public void listSnapshots(
-          OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("snapshots.list", request, observer);
-      }
-
-      @Override
-      public void retrieveSnapshot(
-          OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("snapshots.retrieve", request, observer);
-      }
-
-      @Override
-      public void restoreSnapshot(
-          OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("snapshots.restore", request, observer);
-      }
-    };
-  }
-
-  private static CollaborationGrpc.CollaborationImplBase collaboration(Calls calls) {
-    return new CollaborationGrpc.CollaborationImplBase() {
-      @Override
-      public void claimTask(OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("tasks.claim", request, observer);
-      }
-
-      @Override
-      public void transitionTask(
-          OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("tasks.transition", request, observer);
-      }
-
-      @Override
-      public void readyTasks(OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("tasks.ready", request, observer);
-      }
-
-      @Override
-      public void activeRules(
-          OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("rules.active", request, observer);
-      }
-
-      @Override
-      public void currentStatus(
-          OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("status.current", request, observer);
-      }
-
-      @Override
-      public void acceptHandoff(
-          OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("handoffs.accept", request, observer);
-      }
-
-      @Override
-      public void completeHandoff(
-          OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("handoffs.complete", request, observer);
-      }
-
-      @Override
-      public void resumeHandoff(
-          OperationRequest request, StreamObserver<OperationResponse> observer) {
-        calls.json("handoffs.resume", request, observer);
-      }
-    };
+  private static ServerServiceDefinition profile(
+      ServiceDescriptor descriptor,
+      Map<String, MethodDescriptor<OperationRequest, OperationResponse>> methods,
+      Calls calls) {
+    ServerServiceDefinition.Builder service = ServerServiceDefinition.builder(descriptor);
+    methods.forEach(
+        (operation, method) ->
+            service.addMethod(
+                method,
+                ServerCalls.asyncUnaryCall(
+                    (request, observer) -> calls.json(operation, request, observer))));
+    return service.build();
   }
 
   /** The port actually bound (useful when configured as 0). */

@@ -6,13 +6,14 @@ import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
+import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 
 /**
  * A client of the {@code sgm.v1} services: {@code call("retrieve", query)} converts the JSON query
@@ -40,36 +41,6 @@ public final class SgmGrpcClient implements SgmClient, AutoCloseable {
 
   private MemoryGrpc.MemoryBlockingStub memory() {
     return MemoryGrpc.newBlockingStub(channel)
-        .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  private HistoryGrpc.HistoryBlockingStub history() {
-    return HistoryGrpc.newBlockingStub(channel)
-        .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  /** Each profile operation's RPC, by wire name. */
-  private final Map<String, Function<OperationRequest, OperationResponse>> profileMethods =
-      Map.ofEntries(
-          Map.entry("history.versions", r -> history().versions(r)),
-          Map.entry("history.read", r -> history().readVersion(r)),
-          Map.entry("history.restore", r -> history().restore(r)),
-          Map.entry("history.undelete", r -> history().undelete(r)),
-          Map.entry("snapshots.create", r -> history().createSnapshot(r)),
-          Map.entry("snapshots.list", r -> history().listSnapshots(r)),
-          Map.entry("snapshots.retrieve", r -> history().retrieveSnapshot(r)),
-          Map.entry("snapshots.restore", r -> history().restoreSnapshot(r)),
-          Map.entry("tasks.claim", r -> collaboration().claimTask(r)),
-          Map.entry("tasks.transition", r -> collaboration().transitionTask(r)),
-          Map.entry("tasks.ready", r -> collaboration().readyTasks(r)),
-          Map.entry("rules.active", r -> collaboration().activeRules(r)),
-          Map.entry("status.current", r -> collaboration().currentStatus(r)),
-          Map.entry("handoffs.accept", r -> collaboration().acceptHandoff(r)),
-          Map.entry("handoffs.complete", r -> collaboration().completeHandoff(r)),
-          Map.entry("handoffs.resume", r -> collaboration().resumeHandoff(r)));
-
-  private CollaborationGrpc.CollaborationBlockingStub collaboration() {
-    return CollaborationGrpc.newBlockingStub(channel)
         .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -111,14 +82,20 @@ public final class SgmGrpcClient implements SgmClient, AutoCloseable {
   }
 
   private JsonNode profileOperation(String operation, JsonNode request) {
-    Function<OperationRequest, OperationResponse> method = profileMethods.get(operation);
+    MethodDescriptor<OperationRequest, OperationResponse> method = ProfileMethods.of(operation);
     if (method == null) {
       throw new SgmException(
           ErrorCode.UNSUPPORTED_CAPABILITY,
           "operation '" + operation + "' has no gRPC method in sgm.v1");
     }
     OperationRequest body = OperationRequest.newBuilder().setJson(Json.write(request)).build();
-    return Json.parse(method.apply(body).getJson());
+    OperationResponse response =
+        ClientCalls.blockingUnaryCall(
+            channel,
+            method,
+            CallOptions.DEFAULT.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS),
+            body);
+    return Json.parse(response.getJson());
   }
 
   /**
