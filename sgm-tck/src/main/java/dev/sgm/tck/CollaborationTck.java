@@ -45,12 +45,6 @@ public abstract class CollaborationTck extends TckSupport {
     return read(scope, id).path("data");
   }
 
-  private static List<String> idsOf(JsonNode array) {
-    List<String> ids = new ArrayList<>();
-    array.forEach(r -> ids.add(r.path("id").asText()));
-    return ids;
-  }
-
   @Test
   @DisplayName("the profile owns its types' data: a bad field is invalid_record naming it")
   @Requirement(rule = "§7 collaboration schemas")

@@ -110,9 +110,15 @@ public abstract class TckSupport {
     return retrieve(query);
   }
 
+  /** The ids of a result's records, in order. */
   protected static List<String> ids(JsonNode result) {
+    return idsOf(result.path("records"));
+  }
+
+  /** The ids of an array of records, in order. */
+  protected static List<String> idsOf(JsonNode records) {
     List<String> ids = new ArrayList<>();
-    result.path("records").forEach(r -> ids.add(r.path("id").asText()));
+    records.forEach(r -> ids.add(r.path("id").asText()));
     return ids;
   }
 

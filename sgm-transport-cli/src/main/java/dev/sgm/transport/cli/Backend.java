@@ -31,6 +31,8 @@ interface Backend extends SgmClient, AutoCloseable {
               "snapshots.list",
               "snapshots.retrieve",
               "snapshots.restore"),
+          "code",
+          List.of("code.symbols", "code.references_to", "code.diffs_touching"),
           "collaboration",
           List.of(
               "tasks.claim",

@@ -81,6 +81,14 @@ final class Tck implements Callable<Integer> {
     }
   }
 
+  /** The code profile suite against the target (skipped unless it advertises it). */
+  public static final class Code extends dev.sgm.tck.CodeTck {
+    @Override
+    protected SgmClient client() {
+      return target;
+    }
+  }
+
   /** The history profile suite against the target (skipped unless it advertises history). */
   public static final class History extends HistoryTck {
     @Override

@@ -60,6 +60,9 @@ public final class GrpcTransport implements Transport {
       builder.addService(
           profile(HistoryGrpc.getServiceDescriptor(), ProfileMethods.HISTORY, calls));
     }
+    if (service.operations().contains("code.symbols")) {
+      builder.addService(profile(CodeGrpc.getServiceDescriptor(), ProfileMethods.CODE, calls));
+    }
     if (service.operations().contains("tasks.claim")) {
       builder.addService(
           profile(CollaborationGrpc.getServiceDescriptor(), ProfileMethods.COLLABORATION, calls));

@@ -32,11 +32,23 @@ final class ProfileMethods {
           "handoffs.complete", CollaborationGrpc.getCompleteHandoffMethod(),
           "handoffs.resume", CollaborationGrpc.getResumeHandoffMethod());
 
+  /** Code intelligence's operations, by wire name. */
+  static final Map<String, MethodDescriptor<OperationRequest, OperationResponse>> CODE =
+      Map.of(
+          "code.symbols", CodeGrpc.getSymbolsMethod(),
+          "code.references_to", CodeGrpc.getReferencesToMethod(),
+          "code.diffs_touching", CodeGrpc.getDiffsTouchingMethod());
+
   private ProfileMethods() {}
 
   /** The RPC of an operation, or null. */
   static MethodDescriptor<OperationRequest, OperationResponse> of(String operation) {
-    MethodDescriptor<OperationRequest, OperationResponse> method = HISTORY.get(operation);
-    return method != null ? method : COLLABORATION.get(operation);
+    for (Map<String, MethodDescriptor<OperationRequest, OperationResponse>> table :
+        java.util.List.of(HISTORY, COLLABORATION, CODE)) {
+      if (table.containsKey(operation)) {
+        return table.get(operation);
+      }
+    }
+    return null;
   }
 }

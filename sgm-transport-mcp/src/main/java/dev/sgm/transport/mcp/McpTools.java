@@ -64,6 +64,11 @@ final class McpTools {
           Map.entry("status.current", "List the latest status of each agent in a scope."),
           Map.entry("handoffs.accept", "Accept a handoff of unfinished work."),
           Map.entry("handoffs.complete", "Mark an accepted handoff completed."),
+          Map.entry("code.symbols", "Find code symbols by name, prefix, kind, path or path glob."),
+          Map.entry("code.references_to", "List every recorded reference to a code symbol."),
+          Map.entry(
+              "code.diffs_touching",
+              "List the recorded diffs that touch a path or glob, newest first."),
           Map.entry(
               "handoffs.resume",
               "Pick up a handoff: returns it with every record it references, in one call."));

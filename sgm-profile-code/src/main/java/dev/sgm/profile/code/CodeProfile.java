@@ -1,0 +1,337 @@
+package dev.sgm.profile.code;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.sgm.api.Caller;
+import dev.sgm.api.Json;
+import dev.sgm.api.MemoryRecord;
+import dev.sgm.api.RequestReader;
+import dev.sgm.api.RetrieveQuery;
+import dev.sgm.api.RetrieveResult;
+import dev.sgm.api.Scope;
+import dev.sgm.api.ScopeMode;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.StoredContent;
+import dev.sgm.api.spi.Profile;
+import dev.sgm.api.spi.ProfileContext;
+import dev.sgm.api.spi.ProfileOperation;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
+import java.nio.file.Path;
+import java.nio.file.PathMatcher;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+/**
+ * The code profile (CONTRACT §7): the data schemas of symbol, code_reference and diff (a diff's
+ * files, hunks and line counts are derived from its patch), and lookups of symbols, references and
+ * diffs. Exact names and paths go through the store's field index; prefixes and globs narrow what
+ * that finds.
+ */
+final class CodeProfile implements Profile {
+  static final List<String> REFERENCE_KINDS = List.of("call", "import", "inherit", "use");
+
+  /** A glob or prefix scan reads at most this many records. */
+  private static final int MAX_SCAN = 200_000;
+
+  private final ProfileContext context;
+
+  CodeProfile(ProfileContext context) {
+    this.context = context;
+  }
+
+  @Override
+  public List<String> features() {
+    return List.of("symbols", "references", "diffs");
+  }
+
+  @Override
+  public List<String> ownedTypes() {
+    return List.of("symbol", "code_reference", "diff");
+  }
+
+  @Override
+  public void validate(ObjectNode record) {
+    JsonNode value = record.get("data");
+    if (value == null || !value.isObject()) {
+      throw SgmException.invalidRecord(
+          "data", "is required for a " + record.path("type").asText() + " record");
+    }
+    ObjectNode data = (ObjectNode) value;
+    switch (record.path("type").asText()) {
+      case "symbol" -> {
+        text(data, "name", "data.name", true);
+        text(data, "kind", "data.kind", true);
+        text(data, "path", "data.path", true);
+        text(data, "language", "data.language", false);
+        text(data, "signature", "data.signature", false);
+        JsonNode range = data.get("range");
+        if (range != null) {
+          if (!range.isObject()
+              || !range.path("start_line").canConvertToInt()
+              || range.path("start_line").asInt() < 1) {
+            throw SgmException.invalidRecord(
+                "data.range.start_line", "must be a line number from 1");
+          }
+          JsonNode end = range.get("end_line");
+          if (end != null
+              && (!end.canConvertToInt() || end.asInt() < range.path("start_line").asInt())) {
+            throw SgmException.invalidRecord(
+                "data.range.end_line", "must be a line number from start_line");
+          }
+        }
+      }
+      case "code_reference" -> {
+        JsonNode from = data.get("from");
+        if (from == null || !from.isObject()) {
+          throw SgmException.invalidRecord("data.from", "is required: {path, line?, symbol?}");
+        }
+        text((ObjectNode) from, "path", "data.from.path", true);
+        JsonNode to = data.get("to");
+        if (to == null || !to.isObject()) {
+          throw SgmException.invalidRecord("data.to", "is required: {symbol, path?}");
+        }
+        text((ObjectNode) to, "symbol", "data.to.symbol", true);
+        text(data, "kind", "data.kind", true);
+        if (!REFERENCE_KINDS.contains(data.get("kind").textValue())) {
+          throw SgmException.invalidRecord(
+              "data.kind",
+              "'" + data.get("kind").textValue() + "' is not one of " + REFERENCE_KINDS);
+        }
+      }
+      default -> {
+        String patch = patch(record, data);
+        ObjectNode derived = DiffAnalysis.analyse(patch);
+        if (!data.has("files")) {
+          data.set("files", derived.get("files"));
+        }
+        data.set("file_changes", derived.get("file_changes"));
+        data.set("stats", derived.get("stats"));
+        text(data, "base", "data.base", false);
+        text(data, "head", "data.head", false);
+      }
+    }
+  }
+
+  /**
+   * The diff's patch: inline in data.patch, or the content its content-hash reference points at.
+   */
+  private String patch(ObjectNode record, ObjectNode data) {
+    JsonNode inline = data.get("patch");
+    if (inline != null) {
+      if (!inline.isTextual()) {
+        throw SgmException.invalidRecord("data.patch", "must be the unified diff as a string");
+      }
+      return inline.textValue();
+    }
+    JsonNode reference = record.get("reference");
+    if (reference != null && "content-hash".equals(reference.path("kind").asText())) {
+      StoredContent content =
+          context
+              .service()
+              .getContent(Caller.embedded(), reference.path("hash").asText())
+              .orElseThrow(
+                  () ->
+                      SgmException.invalidRecord(
+                          "reference",
+                          "the patch " + reference.path("hash").asText() + " is not held here"));
+      return new String(content.bytes(), StandardCharsets.UTF_8);
+    }
+    throw SgmException.invalidRecord(
+        "data.patch", "is required (or a content-hash reference to the patch)");
+  }
+
+  private static void text(ObjectNode data, String field, String name, boolean required) {
+    JsonNode node = data.get(field);
+    if (node == null) {
+      if (required) {
+        throw SgmException.invalidRecord(name, "is required");
+      }
+    } else if (!node.isTextual() || node.textValue().isBlank()) {
+      throw SgmException.invalidRecord(name, "must be a non-empty string");
+    }
+  }
+
+  @Override
+  public List<ProfileOperation> operations() {
+    return List.of(
+        ProfileOperation.of(
+            "code.symbols",
+            "Finds symbols by name, prefix, kind, path or path glob.",
+            this::symbols),
+        ProfileOperation.of(
+            "code.references_to",
+            "Lists every recorded reference to a symbol, with its location.",
+            this::referencesTo),
+        ProfileOperation.of(
+            "code.diffs_touching",
+            "Lists the diffs that touch a path or a path glob, newest first.",
+            this::diffsTouching));
+  }
+
+  /**
+   * Every record found by {@code query} (all pages) that passes {@code keep}, up to {@code limit}.
+   */
+  private List<MemoryRecord> find(
+      Caller caller,
+      RetrieveQuery.Builder query,
+      Predicate<MemoryRecord> keep,
+      int limit,
+      long[] total) {
+    List<MemoryRecord> found = new ArrayList<>();
+    String cursor = null;
+    int scanned = 0;
+    do {
+      RetrieveResult page = context.service().retrieve(caller, query.cursor(cursor).build());
+      for (MemoryRecord record : page.records()) {
+        if (keep.test(record)) {
+          total[0]++;
+          if (found.size() < limit) {
+            found.add(record);
+          }
+        }
+      }
+      scanned += page.records().size();
+      cursor = page.nextCursor();
+    } while (cursor != null && scanned < MAX_SCAN);
+    return found;
+  }
+
+  private static ObjectNode listing(String field, List<MemoryRecord> records, long total) {
+    ObjectNode response = Json.object();
+    ArrayNode array = response.putArray(field);
+    records.forEach(r -> array.add(r.view()));
+    response.put("total", total);
+    return response;
+  }
+
+  private static PathMatcher glob(String pattern) {
+    try {
+      return FileSystems.getDefault().getPathMatcher("glob:" + pattern);
+    } catch (IllegalArgumentException e) {
+      throw SgmException.invalidRequest(
+          "path_glob", "'" + pattern + "' is not a glob: " + e.getMessage());
+    }
+  }
+
+  private static boolean matches(PathMatcher matcher, String path) {
+    try {
+      return matcher.matches(Path.of(path));
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  private JsonNode symbols(Caller caller, JsonNode json) {
+    RequestReader r = RequestReader.of(json);
+    Scope scope = r.requireScope("scope");
+    String mode = r.optionalString("scope_mode");
+    String name = r.optionalString("name");
+    String prefix = r.optionalString("prefix");
+    String kind = r.optionalString("kind");
+    String path = r.optionalString("path");
+    String pathGlob = r.optionalString("path_glob");
+    Long limit = r.optionalLong("limit", 1, RetrieveQuery.MAX_LIMIT);
+    r.finish();
+    RetrieveQuery.Builder query =
+        RetrieveQuery.builder(scope).types(List.of("symbol")).limit(RetrieveQuery.MAX_LIMIT);
+    if (mode != null) {
+      query.scopeMode(ScopeMode.fromWireName(mode));
+    }
+    // One index filter, the most selective given; the rest are checked on the few rows it finds.
+    // Intersecting a name's handful of rows with a kind's hundred thousand costs more than that.
+    if (name != null) {
+      query.filter("data.name", TextNode.valueOf(name));
+    } else if (path != null) {
+      query.filter("data.path", TextNode.valueOf(path));
+    } else if (kind != null) {
+      query.filter("data.kind", TextNode.valueOf(kind));
+    }
+    PathMatcher matcher = pathGlob == null ? null : glob(pathGlob);
+    Predicate<MemoryRecord> keep =
+        record ->
+            (prefix == null || record.data().path("name").asText().startsWith(prefix))
+                && (kind == null || kind.equals(record.data().path("kind").asText()))
+                && (path == null || path.equals(record.data().path("path").asText()))
+                && (matcher == null || matches(matcher, record.data().path("path").asText()));
+    long[] total = {0};
+    List<MemoryRecord> found =
+        find(
+            caller,
+            query,
+            keep,
+            limit == null ? RetrieveQuery.DEFAULT_LIMIT : limit.intValue(),
+            total);
+    return listing("symbols", found, total[0]);
+  }
+
+  private JsonNode referencesTo(Caller caller, JsonNode json) {
+    RequestReader r = RequestReader.of(json);
+    Scope scope = r.requireScope("scope");
+    String symbol = r.requireString("symbol");
+    String path = r.optionalString("path");
+    Long limit = r.optionalLong("limit", 1, RetrieveQuery.MAX_LIMIT);
+    r.finish();
+    RetrieveQuery.Builder query =
+        RetrieveQuery.builder(scope)
+            .types(List.of("code_reference"))
+            .filter("data.to.symbol", TextNode.valueOf(symbol))
+            .limit(RetrieveQuery.MAX_LIMIT);
+    if (path != null) {
+      query.filter("data.to.path", TextNode.valueOf(path));
+    }
+    long[] total = {0};
+    List<MemoryRecord> found =
+        find(
+            caller,
+            query,
+            record -> true,
+            limit == null ? RetrieveQuery.DEFAULT_LIMIT : limit.intValue(),
+            total);
+    return listing("references", found, total[0]);
+  }
+
+  private JsonNode diffsTouching(Caller caller, JsonNode json) {
+    RequestReader r = RequestReader.of(json);
+    Scope scope = r.requireScope("scope");
+    String path = r.optionalString("path");
+    String pathGlob = r.optionalString("path_glob");
+    Long limit = r.optionalLong("limit", 1, RetrieveQuery.MAX_LIMIT);
+    r.finish();
+    if ((path == null) == (pathGlob == null)) {
+      throw SgmException.invalidRequest("path", "give exactly one of path or path_glob");
+    }
+    RetrieveQuery.Builder query =
+        RetrieveQuery.builder(scope)
+            .types(List.of("diff"))
+            .orderBy(RetrieveQuery.OrderBy.CREATED_AT)
+            .limit(RetrieveQuery.MAX_LIMIT);
+    Predicate<MemoryRecord> keep = record -> true;
+    if (path != null) {
+      query.filter("data.files", TextNode.valueOf(path));
+    } else {
+      PathMatcher matcher = glob(pathGlob);
+      keep =
+          record -> {
+            for (JsonNode file : record.data().path("files")) {
+              if (matches(matcher, file.asText())) {
+                return true;
+              }
+            }
+            return false;
+          };
+    }
+    long[] total = {0};
+    List<MemoryRecord> found =
+        find(
+            caller,
+            query,
+            keep,
+            limit == null ? RetrieveQuery.DEFAULT_LIMIT : limit.intValue(),
+            total);
+    return listing("diffs", found, total[0]);
+  }
+}

@@ -1,0 +1,24 @@
+package dev.sgm.profile.code;
+
+import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.Profile;
+import dev.sgm.api.spi.ProfileContext;
+import dev.sgm.api.spi.ProfileProvider;
+
+/** Provides the {@code code} profile. */
+public final class CodeProfileProvider implements ProfileProvider {
+  @Override
+  public String name() {
+    return "code";
+  }
+
+  @Override
+  public int order() {
+    return 25;
+  }
+
+  @Override
+  public Profile create(Config config, ProfileContext context) {
+    return new CodeProfile(context);
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * The code intelligence profile: symbols, code references and diffs that agents learn about a code
+ * base and share, so the next session does not rediscover them.
+ */
+module dev.sgm.profile.code {
+  requires transitive dev.sgm.api;
+  requires io.github.javadiffutils;
+
+  exports dev.sgm.profile.code;
+
+  provides dev.sgm.api.spi.ProfileProvider with
+      dev.sgm.profile.code.CodeProfileProvider;
+}
