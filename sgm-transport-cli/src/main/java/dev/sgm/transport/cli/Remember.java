@@ -83,7 +83,7 @@ final class Remember extends Sgm.OperationCommand {
     return request;
   }
 
-  private static String defaultProject() {
+  static String defaultProject() {
     String fromEnv = System.getenv("SGM_PROJECT");
     if (fromEnv != null && !fromEnv.isBlank()) {
       return fromEnv;
@@ -92,7 +92,7 @@ final class Remember extends Sgm.OperationCommand {
     return cwd == null ? "default" : cwd.toString();
   }
 
-  private static String defaultAgent() {
+  static String defaultAgent() {
     for (String variable : new String[] {"SGM_AGENT", "USER", "USERNAME"}) {
       String value = System.getenv(variable);
       if (value != null && !value.isBlank()) {

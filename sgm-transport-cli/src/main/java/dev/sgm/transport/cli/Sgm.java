@@ -49,6 +49,7 @@ import picocli.CommandLine.Parameters;
       Sgm.PutContent.class,
       Sgm.Call.class,
       Remember.class,
+      Code.class,
       Transfer.Export.class,
       Transfer.Import.class,
       Tck.class,
@@ -134,6 +135,9 @@ public final class Sgm implements Callable<Integer> {
       result.add("call");
     }
     result.add(args[i]);
+    if (args[i].equals("code") && i + 1 < args.length && !args[i + 1].startsWith("-")) {
+      result.add(args[++i]); // the shared options belong to the subcommand
+    }
     result.addAll(leading);
     result.addAll(List.of(args).subList(i + 1, args.length));
     return result.toArray(String[]::new);

@@ -29,7 +29,7 @@ final class Transfer {
   private Transfer() {}
 
   /** A progress bar on standard error, drawn only when it is a terminal. */
-  private static final class Progress {
+  static final class Progress {
     private final PrintWriter err;
     private final String label;
     private final boolean visible = System.console() != null;
