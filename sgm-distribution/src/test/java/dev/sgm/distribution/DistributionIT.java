@@ -79,7 +79,7 @@ class DistributionIT {
   @Test
   void discoveryListsExactlyThePluginsPresent() throws Exception {
     assertEquals(
-        List.of("core", "collaboration", "history", "grpc", "http", "mcp", "cli"),
+        List.of("core", "collaboration", "code", "history", "grpc", "http", "mcp", "cli"),
         capabilities(DIST, Map.of()));
   }
 
@@ -95,7 +95,7 @@ class DistributionIT {
       }
     }
     assertEquals(
-        List.of("core", "collaboration", "grpc", "http", "mcp", "cli"),
+        List.of("core", "collaboration", "code", "grpc", "http", "mcp", "cli"),
         capabilities(dist, Map.of()));
     Result call =
         sgm(
@@ -112,7 +112,8 @@ class DistributionIT {
   void disablingAPluginByConfigurationRemovesItsCapability() throws Exception {
     Map<String, String> env = Map.of("SGM_PROFILES_DISABLED", "history");
     assertEquals(
-        List.of("core", "collaboration", "grpc", "http", "mcp", "cli"), capabilities(DIST, env));
+        List.of("core", "collaboration", "code", "grpc", "http", "mcp", "cli"),
+        capabilities(DIST, env));
     Result call =
         sgm(
             DIST,
@@ -122,7 +123,7 @@ class DistributionIT {
             "{\"scope\":{\"project\":\"p\"},\"id\":\"x\"}");
     assertEquals(6, call.code(), call.err());
     assertEquals(
-        List.of("core", "collaboration", "history", "cli"),
+        List.of("core", "collaboration", "code", "history", "cli"),
         capabilities(DIST, Map.of("SGM_TRANSPORTS_DISABLED", "http,grpc,mcp")));
   }
 
