@@ -34,13 +34,22 @@ import java.util.function.Predicate;
 final class CodeProfile implements Profile {
   static final List<String> REFERENCE_KINDS = List.of("call", "import", "inherit", "use");
 
-  /** A glob or prefix scan reads at most this many records. */
-  private static final int MAX_SCAN = 200_000;
+  /** How many records a lookup may read at most, by default; see {@link #SCAN_LIMIT}. */
+  static final int DEFAULT_SCAN_LIMIT = 200_000;
+
+  /** The configuration key bounding the records one lookup reads (a glob or prefix scans). */
+  static final String SCAN_LIMIT = "code.scan.limit";
+
+  /** Where a lookup stopped: what it kept, how many matched, and whether it read everything. */
+  private record Found(List<MemoryRecord> records, long total, boolean complete) {}
 
   private final ProfileContext context;
 
-  CodeProfile(ProfileContext context) {
+  private final int scanLimit;
+
+  CodeProfile(ProfileContext context, int scanLimit) {
     this.context = context;
+    this.scanLimit = scanLimit;
   }
 
   @Override
@@ -173,22 +182,21 @@ final class CodeProfile implements Profile {
   }
 
   /**
-   * Every record found by {@code query} (all pages) that passes {@code keep}, up to {@code limit}.
+   * The records found by {@code query} (all pages, up to the scan limit) that pass {@code keep},
+   * the first {@code limit} of them kept.
    */
-  private List<MemoryRecord> find(
-      Caller caller,
-      RetrieveQuery.Builder query,
-      Predicate<MemoryRecord> keep,
-      int limit,
-      long[] total) {
+  private Found find(
+      Caller caller, RetrieveQuery.Builder query, Predicate<MemoryRecord> keep, int limit) {
     List<MemoryRecord> found = new ArrayList<>();
+    long total = 0;
     String cursor = null;
     int scanned = 0;
+    query.limit(Math.min(RetrieveQuery.MAX_LIMIT, scanLimit));
     do {
       RetrieveResult page = context.service().retrieve(caller, query.cursor(cursor).build());
       for (MemoryRecord record : page.records()) {
         if (keep.test(record)) {
-          total[0]++;
+          total++;
           if (found.size() < limit) {
             found.add(record);
           }
@@ -196,15 +204,22 @@ final class CodeProfile implements Profile {
       }
       scanned += page.records().size();
       cursor = page.nextCursor();
-    } while (cursor != null && scanned < MAX_SCAN);
-    return found;
+    } while (cursor != null && scanned < scanLimit);
+    return new Found(found, total, cursor == null);
   }
 
-  private static ObjectNode listing(String field, List<MemoryRecord> records, long total) {
+  /**
+   * The response: the records and how many matched; {@code complete: false} when the lookup stopped
+   * at the scan limit, so {@code total} counts only what it read.
+   */
+  private static ObjectNode listing(String field, Found found) {
     ObjectNode response = Json.object();
     ArrayNode array = response.putArray(field);
-    records.forEach(r -> array.add(r.view()));
-    response.put("total", total);
+    found.records().forEach(r -> array.add(r.view()));
+    response.put("total", found.total());
+    if (!found.complete()) {
+      response.put("complete", false);
+    }
     return response;
   }
 
@@ -257,15 +272,8 @@ final class CodeProfile implements Profile {
                 && (kind == null || kind.equals(record.data().path("kind").asText()))
                 && (path == null || path.equals(record.data().path("path").asText()))
                 && (matcher == null || matches(matcher, record.data().path("path").asText()));
-    long[] total = {0};
-    List<MemoryRecord> found =
-        find(
-            caller,
-            query,
-            keep,
-            limit == null ? RetrieveQuery.DEFAULT_LIMIT : limit.intValue(),
-            total);
-    return listing("symbols", found, total[0]);
+    int max = limit == null ? RetrieveQuery.DEFAULT_LIMIT : limit.intValue();
+    return listing("symbols", find(caller, query, keep, max));
   }
 
   private JsonNode referencesTo(Caller caller, JsonNode json) {
@@ -283,15 +291,8 @@ final class CodeProfile implements Profile {
     if (path != null) {
       query.filter("data.to.path", TextNode.valueOf(path));
     }
-    long[] total = {0};
-    List<MemoryRecord> found =
-        find(
-            caller,
-            query,
-            record -> true,
-            limit == null ? RetrieveQuery.DEFAULT_LIMIT : limit.intValue(),
-            total);
-    return listing("references", found, total[0]);
+    int max = limit == null ? RetrieveQuery.DEFAULT_LIMIT : limit.intValue();
+    return listing("references", find(caller, query, record -> true, max));
   }
 
   private JsonNode diffsTouching(Caller caller, JsonNode json) {
@@ -324,14 +325,7 @@ final class CodeProfile implements Profile {
             return false;
           };
     }
-    long[] total = {0};
-    List<MemoryRecord> found =
-        find(
-            caller,
-            query,
-            keep,
-            limit == null ? RetrieveQuery.DEFAULT_LIMIT : limit.intValue(),
-            total);
-    return listing("diffs", found, total[0]);
+    int max = limit == null ? RetrieveQuery.DEFAULT_LIMIT : limit.intValue();
+    return listing("diffs", find(caller, query, keep, max));
   }
 }

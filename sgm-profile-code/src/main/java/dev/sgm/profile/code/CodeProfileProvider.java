@@ -19,6 +19,7 @@ public final class CodeProfileProvider implements ProfileProvider {
 
   @Override
   public Profile create(Config config, ProfileContext context) {
-    return new CodeProfile(context);
+    return new CodeProfile(
+        context, config.getInt(CodeProfile.SCAN_LIMIT, CodeProfile.DEFAULT_SCAN_LIMIT));
   }
 }
