@@ -114,6 +114,31 @@ public abstract class CodeTck extends TckSupport {
   }
 
   @Test
+  @DisplayName("a diff's patch may be stored content the record references")
+  @Requirement(rule = "§7 diff schema")
+  void diffs_patchAsContentReference() {
+    ObjectNode upload = json("{}");
+    upload.put("content", json("{'p': '" + PATCH + "'}").path("p").asText());
+    JsonNode reference = call("put_content", upload).path("reference");
+    ObjectNode record = record("d-ref", "diff", repo);
+    record.set("data", json("{'head': 'abc123'}"));
+    record.set("reference", reference);
+    JsonNode stored = store(record).path("record").path("data");
+    assertEquals(2, stored.path("stats").path("files").asInt(), stored.toString());
+    assertEquals(2, stored.path("stats").path("hunks").asInt());
+    assertEquals(
+        List.of("d-ref"),
+        idsOf(op("code.diffs_touching", "{'path': 'docs/readme.md'}").path("diffs")));
+
+    ObjectNode missing = record("d-missing", "diff", repo);
+    missing.set("data", json("{}"));
+    ObjectNode absent = reference.deepCopy();
+    absent.put("hash", "0".repeat(64));
+    missing.set("reference", absent);
+    expectError(ErrorCode.INVALID_RECORD, "reference", () -> store(missing));
+  }
+
+  @Test
   @DisplayName("a malformed patch or a bad field is invalid_record naming where")
   @Requirement(rule = "§7 code schemas")
   void schemas_badInputIsNamed() {

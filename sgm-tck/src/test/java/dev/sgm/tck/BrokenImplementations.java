@@ -119,4 +119,17 @@ final class BrokenImplementations {
       return response;
     };
   }
+
+  /** code.diffs_touching answers oldest first (§7 orders diffs newest first). */
+  static SgmClient listsDiffsOldestFirst(SgmClient real) {
+    return (operation, request) -> {
+      JsonNode response = real.call(operation, request);
+      if (operation.equals("code.diffs_touching")) {
+        ArrayNode reversed = Json.array();
+        response.path("diffs").forEach(d -> reversed.insert(0, d));
+        ((ObjectNode) response).set("diffs", reversed);
+      }
+      return response;
+    };
+  }
 }

@@ -64,6 +64,13 @@ class TckCanFailTest {
     }
   }
 
+  static class OldestFirstCode extends CodeTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.listsDiffsOldestFirst(InProcess.client());
+    }
+  }
+
   static class HealthyCore extends CoreConformanceTck {
     @Override
     protected SgmClient client() {
@@ -174,5 +181,12 @@ class TckCanFailTest {
     Outcome outcome = run(EmptyIsErrorCore.class);
     assertTrue(
         outcome.failed().contains("c10_emptyRetrievalIsNotAnError"), outcome.failed()::toString);
+  }
+
+  @Test
+  void diffsListedOldestFirstFailTheCodeSuite() {
+    Outcome outcome = run(OldestFirstCode.class);
+    assertEquals(Set.of("diffs_derivedAndFound"), outcome.failed());
+    assertTrue(outcome.passed().size() >= 5, outcome.passed()::toString);
   }
 }
