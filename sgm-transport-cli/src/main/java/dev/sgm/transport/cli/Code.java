@@ -191,7 +191,7 @@ final class Code implements Callable<Integer> {
       mixinStandardHelpOptions = true,
       description = {
         "Store symbol records from a Universal Ctags JSON file, in atomic batches:",
-        "  ctags -R --output-format=json --fields=+nKSe -f tags.json src",
+        "  ctags -R --output-format=json --fields=+nlKSe -f tags.json src",
         "  sgm code import-symbols tags.json",
         "Each symbol's id comes from its path, line, kind and name, so importing again updates"
             + " rather than duplicates."

@@ -111,7 +111,7 @@ class CodeCommandTest {
         "ctags",
         "-R",
         "--output-format=json",
-        "--fields=+nKSe",
+        "--fields=+nlKSe",
         "-f",
         tags.toString(),
         "sgm-core/src/main/java",
@@ -140,6 +140,7 @@ class CodeCommandTest {
         "sgm-transport-cli/src/main/java/dev/sgm/transport/cli/Code.java",
         data.path("path").asText());
     assertEquals("Code", data.path("container").asText());
+    assertEquals("Java", data.path("language").asText());
     assertTrue(
         data.path("range").path("end_line").asInt()
             > data.path("range").path("start_line").asInt());
