@@ -151,8 +151,11 @@ class CliTest {
             "remember",
             "export",
             "import",
-            "completion")) {
-      Run help = sgmRaw(command, "--help");
+            "completion",
+            "code",
+            "code import-diff",
+            "code import-symbols")) {
+      Run help = sgmRaw((command + " --help").split(" "));
       assertEquals(0, help.code(), command);
       assertTrue(help.out().contains("Usage: sgm " + command), help.out());
     }
