@@ -1,5 +1,7 @@
 package dev.sgm.profile.code;
 
+import static dev.sgm.api.spi.DataFields.text;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -153,17 +155,6 @@ final class CodeProfile implements Profile {
         "data.patch", "is required (or a content-hash reference to the patch)");
   }
 
-  private static void text(ObjectNode data, String field, String name, boolean required) {
-    JsonNode node = data.get(field);
-    if (node == null) {
-      if (required) {
-        throw SgmException.invalidRecord(name, "is required");
-      }
-    } else if (!node.isTextual() || node.textValue().isBlank()) {
-      throw SgmException.invalidRecord(name, "must be a non-empty string");
-    }
-  }
-
   @Override
   public List<ProfileOperation> operations() {
     return List.of(
@@ -183,10 +174,11 @@ final class CodeProfile implements Profile {
 
   /**
    * The records found by {@code query} (all pages, up to the scan limit) that pass {@code keep},
-   * the first {@code limit} of them kept.
+   * the first {@code limit} (or the default page size) of them kept.
    */
   private Found find(
-      Caller caller, RetrieveQuery.Builder query, Predicate<MemoryRecord> keep, int limit) {
+      Caller caller, RetrieveQuery.Builder query, Predicate<MemoryRecord> keep, Long limit) {
+    int keepAtMost = limit == null ? RetrieveQuery.DEFAULT_LIMIT : limit.intValue();
     List<MemoryRecord> found = new ArrayList<>();
     long total = 0;
     String cursor = null;
@@ -197,7 +189,7 @@ final class CodeProfile implements Profile {
       for (MemoryRecord record : page.records()) {
         if (keep.test(record)) {
           total++;
-          if (found.size() < limit) {
+          if (found.size() < keepAtMost) {
             found.add(record);
           }
         }
@@ -251,8 +243,7 @@ final class CodeProfile implements Profile {
     String pathGlob = r.optionalString("path_glob");
     Long limit = r.optionalLong("limit", 1, RetrieveQuery.MAX_LIMIT);
     r.finish();
-    RetrieveQuery.Builder query =
-        RetrieveQuery.builder(scope).types(List.of("symbol")).limit(RetrieveQuery.MAX_LIMIT);
+    RetrieveQuery.Builder query = RetrieveQuery.builder(scope).types(List.of("symbol"));
     if (mode != null) {
       query.scopeMode(ScopeMode.fromWireName(mode));
     }
@@ -272,8 +263,7 @@ final class CodeProfile implements Profile {
                 && (kind == null || kind.equals(record.data().path("kind").asText()))
                 && (path == null || path.equals(record.data().path("path").asText()))
                 && (matcher == null || matches(matcher, record.data().path("path").asText()));
-    int max = limit == null ? RetrieveQuery.DEFAULT_LIMIT : limit.intValue();
-    return listing("symbols", find(caller, query, keep, max));
+    return listing("symbols", find(caller, query, keep, limit));
   }
 
   private JsonNode referencesTo(Caller caller, JsonNode json) {
@@ -286,13 +276,11 @@ final class CodeProfile implements Profile {
     RetrieveQuery.Builder query =
         RetrieveQuery.builder(scope)
             .types(List.of("code_reference"))
-            .filter("data.to.symbol", TextNode.valueOf(symbol))
-            .limit(RetrieveQuery.MAX_LIMIT);
+            .filter("data.to.symbol", TextNode.valueOf(symbol));
     if (path != null) {
       query.filter("data.to.path", TextNode.valueOf(path));
     }
-    int max = limit == null ? RetrieveQuery.DEFAULT_LIMIT : limit.intValue();
-    return listing("references", find(caller, query, record -> true, max));
+    return listing("references", find(caller, query, record -> true, limit));
   }
 
   private JsonNode diffsTouching(Caller caller, JsonNode json) {
@@ -308,8 +296,7 @@ final class CodeProfile implements Profile {
     RetrieveQuery.Builder query =
         RetrieveQuery.builder(scope)
             .types(List.of("diff"))
-            .orderBy(RetrieveQuery.OrderBy.CREATED_AT)
-            .limit(RetrieveQuery.MAX_LIMIT);
+            .orderBy(RetrieveQuery.OrderBy.CREATED_AT);
     Predicate<MemoryRecord> keep = record -> true;
     if (path != null) {
       query.filter("data.files", TextNode.valueOf(path));
@@ -325,7 +312,6 @@ final class CodeProfile implements Profile {
             return false;
           };
     }
-    int max = limit == null ? RetrieveQuery.DEFAULT_LIMIT : limit.intValue();
-    return listing("diffs", find(caller, query, keep, max));
+    return listing("diffs", find(caller, query, keep, limit));
   }
 }

@@ -15,6 +15,7 @@ import dev.sgm.api.ScopeMode;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.StoreResult;
 import dev.sgm.api.Timestamps;
+import dev.sgm.api.spi.DataFields;
 import dev.sgm.api.spi.Profile;
 import dev.sgm.api.spi.ProfileContext;
 import dev.sgm.api.spi.ProfileOperation;
@@ -123,14 +124,7 @@ final class CollaborationProfile implements Profile {
   }
 
   private static void text(ObjectNode data, String field, boolean required) {
-    JsonNode node = data.get(field);
-    if (node == null) {
-      if (required) {
-        throw SgmException.invalidRecord("data." + field, "is required");
-      }
-    } else if (!node.isTextual() || node.textValue().isBlank()) {
-      throw SgmException.invalidRecord("data." + field, "must be a non-empty string");
-    }
+    DataFields.text(data, field, "data." + field, required);
   }
 
   private static void oneOf(ObjectNode data, String field, List<String> values, boolean required) {

@@ -1,6 +1,8 @@
 package dev.sgm.transport.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Caller;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.SgmClient;
@@ -54,6 +56,20 @@ interface Backend extends SgmClient, AutoCloseable {
       operations.addAll(PROFILE_OPERATIONS.getOrDefault(capability.asText(), List.of()));
     }
     return operations;
+  }
+
+  /**
+   * Stores {@code records} in one atomic batch; a failure names the record by {@code before}, a
+   * phrase such as "after record 500: ", since a field path alone does not say which batch.
+   */
+  default void storeBatch(ArrayNode records, String before) {
+    ObjectNode request = dev.sgm.api.Json.object();
+    request.set("records", records);
+    try {
+      call("store_batch", request);
+    } catch (SgmException e) {
+      throw e.withFieldPrefix(before);
+    }
   }
 
   /** The engine in this process; records it stores get {@code provenance.origin} {@code cli}. */

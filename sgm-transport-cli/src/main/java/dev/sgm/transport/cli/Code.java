@@ -267,13 +267,15 @@ final class Code implements Callable<Integer> {
           }
           batch.add(record);
           if (batch.size() == batchSize) {
-            stored += commit(backend, batch, stored);
+            backend.storeBatch(batch, "after symbol " + stored + ": ");
+            stored += batch.size();
             progress.update(stored, total);
             batch = Json.array();
           }
         }
         if (!batch.isEmpty()) {
-          stored += commit(backend, batch, stored);
+          backend.storeBatch(batch, "after symbol " + stored + ": ");
+          stored += batch.size();
           progress.update(stored, total);
         }
       }
@@ -325,17 +327,6 @@ final class Code implements Callable<Integer> {
       if (value.isTextual() && !value.textValue().isBlank()) {
         data.put(field, value.textValue());
       }
-    }
-
-    private static int commit(Backend backend, ArrayNode batch, long before) {
-      ObjectNode request = Json.object();
-      request.set("records", batch);
-      try {
-        backend.call("store_batch", request);
-      } catch (SgmException e) {
-        throw e.withFieldPrefix("after symbol " + before + ": ");
-      }
-      return batch.size();
     }
 
     private static String digest(String key) {

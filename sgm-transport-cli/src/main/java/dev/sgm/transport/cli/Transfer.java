@@ -210,13 +210,7 @@ final class Transfer {
 
     private static long commit(Backend backend, ArrayNode batch, long done, Path state, Path file)
         throws IOException {
-      ObjectNode request = Json.object();
-      request.set("records", batch);
-      try {
-        backend.call("store_batch", request);
-      } catch (SgmException e) {
-        throw e.withFieldPrefix("after record " + done + ": ");
-      }
+      backend.storeBatch(batch, "after record " + done + ": ");
       long now = done + batch.size();
       // Written after the batch commits: a crash in between only repeats a batch, and storing the
       // same records again changes nothing.

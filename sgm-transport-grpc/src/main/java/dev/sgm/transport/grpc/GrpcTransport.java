@@ -56,16 +56,10 @@ public final class GrpcTransport implements Transport {
             .addService(ProtoReflectionServiceV1.newInstance());
     // A profile's service is registered only while the profile is active; otherwise its methods
     // answer UNIMPLEMENTED.
-    if (service.operations().contains("history.versions")) {
-      builder.addService(
-          profile(HistoryGrpc.getServiceDescriptor(), ProfileMethods.HISTORY, calls));
-    }
-    if (service.operations().contains("code.symbols")) {
-      builder.addService(profile(CodeGrpc.getServiceDescriptor(), ProfileMethods.CODE, calls));
-    }
-    if (service.operations().contains("tasks.claim")) {
-      builder.addService(
-          profile(CollaborationGrpc.getServiceDescriptor(), ProfileMethods.COLLABORATION, calls));
+    for (ProfileMethods.ProfileService profile : ProfileMethods.SERVICES) {
+      if (service.operations().containsAll(profile.methods().keySet())) {
+        builder.addService(profile(profile.descriptor(), profile.methods(), calls));
+      }
     }
     server = builder.build().start();
     health.setStatus("", ServingStatus.SERVING);

@@ -1,6 +1,8 @@
 package dev.sgm.transport.grpc;
 
 import io.grpc.MethodDescriptor;
+import io.grpc.ServiceDescriptor;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -9,7 +11,7 @@ import java.util.Map;
  */
 final class ProfileMethods {
   /** History's operations, by wire name. */
-  static final Map<String, MethodDescriptor<OperationRequest, OperationResponse>> HISTORY =
+  private static final Map<String, MethodDescriptor<OperationRequest, OperationResponse>> HISTORY =
       Map.of(
           "history.versions", HistoryGrpc.getVersionsMethod(),
           "history.read", HistoryGrpc.getReadVersionMethod(),
@@ -21,32 +23,46 @@ final class ProfileMethods {
           "snapshots.restore", HistoryGrpc.getRestoreSnapshotMethod());
 
   /** Collaboration's operations, by wire name. */
-  static final Map<String, MethodDescriptor<OperationRequest, OperationResponse>> COLLABORATION =
-      Map.of(
-          "tasks.claim", CollaborationGrpc.getClaimTaskMethod(),
-          "tasks.transition", CollaborationGrpc.getTransitionTaskMethod(),
-          "tasks.ready", CollaborationGrpc.getReadyTasksMethod(),
-          "rules.active", CollaborationGrpc.getActiveRulesMethod(),
-          "status.current", CollaborationGrpc.getCurrentStatusMethod(),
-          "handoffs.accept", CollaborationGrpc.getAcceptHandoffMethod(),
-          "handoffs.complete", CollaborationGrpc.getCompleteHandoffMethod(),
-          "handoffs.resume", CollaborationGrpc.getResumeHandoffMethod());
+  private static final Map<String, MethodDescriptor<OperationRequest, OperationResponse>>
+      COLLABORATION =
+          Map.of(
+              "tasks.claim", CollaborationGrpc.getClaimTaskMethod(),
+              "tasks.transition", CollaborationGrpc.getTransitionTaskMethod(),
+              "tasks.ready", CollaborationGrpc.getReadyTasksMethod(),
+              "rules.active", CollaborationGrpc.getActiveRulesMethod(),
+              "status.current", CollaborationGrpc.getCurrentStatusMethod(),
+              "handoffs.accept", CollaborationGrpc.getAcceptHandoffMethod(),
+              "handoffs.complete", CollaborationGrpc.getCompleteHandoffMethod(),
+              "handoffs.resume", CollaborationGrpc.getResumeHandoffMethod());
 
   /** Code intelligence's operations, by wire name. */
-  static final Map<String, MethodDescriptor<OperationRequest, OperationResponse>> CODE =
+  private static final Map<String, MethodDescriptor<OperationRequest, OperationResponse>> CODE =
       Map.of(
           "code.symbols", CodeGrpc.getSymbolsMethod(),
           "code.references_to", CodeGrpc.getReferencesToMethod(),
           "code.diffs_touching", CodeGrpc.getDiffsTouchingMethod());
 
+  /** A profile's gRPC service and the RPC of each of its operations. */
+  record ProfileService(
+      ServiceDescriptor descriptor,
+      Map<String, MethodDescriptor<OperationRequest, OperationResponse>> methods) {}
+
+  /** Every profile service, for the server to register those whose profile is active. */
+  static final List<ProfileService> SERVICES =
+      List.of(
+          new ProfileService(HistoryGrpc.getServiceDescriptor(), HISTORY),
+          new ProfileService(CodeGrpc.getServiceDescriptor(), CODE),
+          new ProfileService(CollaborationGrpc.getServiceDescriptor(), COLLABORATION));
+
   private ProfileMethods() {}
 
   /** The RPC of an operation, or null. */
   static MethodDescriptor<OperationRequest, OperationResponse> of(String operation) {
-    for (Map<String, MethodDescriptor<OperationRequest, OperationResponse>> table :
-        java.util.List.of(HISTORY, COLLABORATION, CODE)) {
-      if (table.containsKey(operation)) {
-        return table.get(operation);
+    for (ProfileService service : SERVICES) {
+      MethodDescriptor<OperationRequest, OperationResponse> method =
+          service.methods().get(operation);
+      if (method != null) {
+        return method;
       }
     }
     return null;
