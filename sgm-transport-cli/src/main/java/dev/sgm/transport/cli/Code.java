@@ -117,7 +117,8 @@ final class Code implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
       byte[] bytes;
-      if (file == null || file.toString().equals("-")) {
+      boolean stdin = file == null || file.toString().equals("-");
+      if (stdin) {
         if (System.console() != null) {
           throw SgmException.invalidRequest(
               "FILE", "give a patch file, or pipe one in: git diff | sgm code import-diff");
@@ -149,8 +150,7 @@ final class Code implements Callable<Integer> {
       if (!tags.isEmpty()) {
         tags.forEach(record.putArray("tags")::add);
       }
-      record.set(
-          "provenance", target.provenance(file == null ? "stdin" : file.getFileName().toString()));
+      record.set("provenance", target.provenance(stdin ? "stdin" : file.getFileName().toString()));
       try (Backend backend = connection.open()) {
         if (bytes.length <= INLINE_LIMIT) {
           data.put("patch", new String(bytes, StandardCharsets.UTF_8));
