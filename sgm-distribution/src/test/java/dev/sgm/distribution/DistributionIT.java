@@ -231,22 +231,37 @@ class DistributionIT {
     builder.environment().put("XDG_CACHE_HOME", temp.resolve("cache").toString());
     Path log = temp.resolve("serve.log");
     Process server = builder.redirectOutput(log.toFile()).start();
-    String url = null;
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (url == null && System.nanoTime() < deadline) {
-      Matcher m = Pattern.compile("serving (http://\\S+)").matcher(Files.readString(log));
-      url = m.find() ? m.group(1) : null;
-      Thread.sleep(20);
+    try {
+      String url = null;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (url == null && System.nanoTime() < deadline) {
+        Matcher m = Pattern.compile("serving (http://\\S+)").matcher(Files.readString(log));
+        url = m.find() ? m.group(1) : null;
+        Thread.sleep(20);
+      }
+      assertTrue(url != null, Files.readString(log));
+      HttpResponse<String> health =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(url + "/healthz")).build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, health.statusCode());
+      // A long-running server gets the optimising JIT compiler; only short commands go without it.
+      // Read from /proc: ProcessHandle.Info leaves out a command line as long as this module path.
+      List<String> jvmArguments =
+          List.of(
+              Files.readString(Path.of("/proc", Long.toString(server.pid()), "cmdline"))
+                  .split("\0"));
+      assertTrue(
+          jvmArguments.stream().noneMatch(a -> a.startsWith("-XX:TieredStopAtLevel")),
+          jvmArguments.toString());
+      assertTrue(jvmArguments.contains("serve"), jvmArguments.toString());
+      server.destroy(); // SIGTERM
+      assertTrue(server.waitFor(30, TimeUnit.SECONDS));
+    } finally {
+      // A failed assertion must not leave the server running, holding its ports.
+      server.destroyForcibly();
     }
-    assertTrue(url != null, Files.readString(log));
-    HttpResponse<String> health =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(URI.create(url + "/healthz")).build(),
-                HttpResponse.BodyHandlers.ofString());
-    assertEquals(200, health.statusCode());
-    server.destroy(); // SIGTERM
-    assertTrue(server.waitFor(30, TimeUnit.SECONDS));
     assertTrue(Files.readString(log).contains("ready in"), Files.readString(log));
   }
 
