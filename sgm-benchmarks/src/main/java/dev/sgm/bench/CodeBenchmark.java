@@ -8,7 +8,6 @@ import dev.sgm.api.Json;
 import dev.sgm.bench.Measurement.Result;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,72 +44,75 @@ public final class CodeBenchmark {
   }
 
   private static void run(int symbols) throws Exception {
-    Path dir = Files.createTempDirectory("sgm-code-bench");
-    // History is off for the seeding only: it would double the load time and plays no part in a
-    // lookup.
-    try (SgmRuntime sgm =
-        SgmRuntime.open(
-            ConfigLoader.load(
-                Map.of(ConfigLoader.DATA_DIR, dir.toString(), "profiles.disabled", "history"),
-                Map.of()))) {
-      if (!sgm.discovery().supports("code")) {
-        throw new IllegalStateException("the code profile must be on the module path");
-      }
-      int names = Math.max(1, symbols / 5);
-      Random random = new Random(42);
-      System.out.printf(Locale.ROOT, "%,d symbols (%,d distinct names):%n", symbols, names);
-      long t0 = System.nanoTime();
-      List<JsonNode> batch = new ArrayList<>();
-      for (int i = 0; i < symbols; i++) {
-        // Spread over the files so a name's symbols are not neighbours; every name is used.
-        String name = "name" + (i * 7919L % names);
-        batch.add(symbol(i, name, KINDS[random.nextInt(KINDS.length)]));
-        if (batch.size() == 1000 || i == symbols - 1) {
-          sgm.service().storeBatch(CALLER, new BatchStoreRequest(batch, false));
-          batch = new ArrayList<>();
-          if ((i + 1) % 100_000 == 0) {
-            System.out.printf(Locale.ROOT, "  loaded %,d symbols%n", i + 1);
+    try (ScratchDirectory scratch = ScratchDirectory.create("sgm-code-bench")) {
+      Path dir = scratch.path();
+      // History is off for the seeding only: it would double the load time and plays no part in a
+      // lookup.
+      try (SgmRuntime sgm =
+          SgmRuntime.open(
+              ConfigLoader.load(
+                  Map.of(ConfigLoader.DATA_DIR, dir.toString(), "profiles.disabled", "history"),
+                  Map.of()))) {
+        if (!sgm.discovery().supports("code")) {
+          throw new IllegalStateException("the code profile must be on the module path");
+        }
+        int names = Math.max(1, symbols / 5);
+        Random random = new Random(42);
+        System.out.printf(Locale.ROOT, "%,d symbols (%,d distinct names):%n", symbols, names);
+        long t0 = System.nanoTime();
+        List<JsonNode> batch = new ArrayList<>();
+        for (int i = 0; i < symbols; i++) {
+          // Spread over the files so a name's symbols are not neighbours; every name is used.
+          String name = "name" + (i * 7919L % names);
+          batch.add(symbol(i, name, KINDS[random.nextInt(KINDS.length)]));
+          if (batch.size() == 1000 || i == symbols - 1) {
+            sgm.service().storeBatch(CALLER, new BatchStoreRequest(batch, false));
+            batch = new ArrayList<>();
+            if ((i + 1) % 100_000 == 0) {
+              System.out.printf(Locale.ROOT, "  loaded %,d symbols%n", i + 1);
+            }
           }
         }
+        System.out.printf(Locale.ROOT, "  loaded in %.1f s%n", (System.nanoTime() - t0) / 1e9);
+        int files = Math.max(1, symbols / SYMBOLS_PER_FILE);
+        int count = 5000;
+        int[] keys = {0};
+        Random pick = new Random(7);
+        List<Result> results = new ArrayList<>();
+        results.add(
+            Measurement.measure(
+                "code.symbols by name",
+                count,
+                k -> lookup(sgm, "\"name\":\"name" + pick.nextInt(names) + "\"", 1),
+                keys));
+        results.add(
+            Measurement.measure(
+                "code.symbols by name and kind",
+                count,
+                k ->
+                    lookup(
+                        sgm,
+                        "\"name\":\"name"
+                            + pick.nextInt(names)
+                            + "\",\"kind\":\""
+                            + KINDS[pick.nextInt(KINDS.length)]
+                            + "\"",
+                        0),
+                keys));
+        results.add(
+            Measurement.measure(
+                "code.symbols by path",
+                count,
+                k ->
+                    lookup(sgm, "\"path\":\"" + path(pick.nextInt(files)) + "\"", SYMBOLS_PER_FILE),
+                keys));
+        results.forEach(Result::print);
+        System.out.printf(
+            Locale.ROOT,
+            "  by name at %,d symbols: p50 %.3f ms (target <= 5 ms)%n",
+            symbols,
+            results.get(0).p50Millis());
       }
-      System.out.printf(Locale.ROOT, "  loaded in %.1f s%n", (System.nanoTime() - t0) / 1e9);
-      int files = Math.max(1, symbols / SYMBOLS_PER_FILE);
-      int count = 5000;
-      int[] keys = {0};
-      Random pick = new Random(7);
-      List<Result> results = new ArrayList<>();
-      results.add(
-          Measurement.measure(
-              "code.symbols by name",
-              count,
-              k -> lookup(sgm, "\"name\":\"name" + pick.nextInt(names) + "\"", 1),
-              keys));
-      results.add(
-          Measurement.measure(
-              "code.symbols by name and kind",
-              count,
-              k ->
-                  lookup(
-                      sgm,
-                      "\"name\":\"name"
-                          + pick.nextInt(names)
-                          + "\",\"kind\":\""
-                          + KINDS[pick.nextInt(KINDS.length)]
-                          + "\"",
-                      0),
-              keys));
-      results.add(
-          Measurement.measure(
-              "code.symbols by path",
-              count,
-              k -> lookup(sgm, "\"path\":\"" + path(pick.nextInt(files)) + "\"", SYMBOLS_PER_FILE),
-              keys));
-      results.forEach(Result::print);
-      System.out.printf(
-          Locale.ROOT,
-          "  by name at %,d symbols: p50 %.3f ms (target <= 5 ms)%n",
-          symbols,
-          results.get(0).p50Millis());
     }
   }
 

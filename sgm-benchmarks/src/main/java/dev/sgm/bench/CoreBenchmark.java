@@ -12,7 +12,6 @@ import dev.sgm.api.StoreRequest;
 import dev.sgm.bench.Measurement.Result;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -23,13 +22,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
 
 /**
  * Measures the engine on the embedded, durable H2 store (store, read by identity, a tag-filtered
@@ -100,9 +97,9 @@ public final class CoreBenchmark {
 
   private Map<String, Result> run(int records) throws Exception {
     System.out.printf(Locale.ROOT, "%n%,d records in %,d projects%n", records, projects);
-    Path dir = Files.createTempDirectory("sgm-bench");
-    try (Subject engine = engine(dir.resolve("engine"));
-        Subject raw = raw(dir.resolve("raw"))) {
+    try (ScratchDirectory scratch = ScratchDirectory.create("sgm-bench");
+        Subject engine = engine(scratch.path().resolve("engine"));
+        Subject raw = raw(scratch.path().resolve("raw"))) {
       Map<String, Result> bestEngine = new LinkedHashMap<>();
       Map<String, Result> bestRaw = new LinkedHashMap<>();
       int[] freshKeys = {0};
@@ -131,8 +128,6 @@ public final class CoreBenchmark {
           ratio(bestEngine, bestRaw, 2),
           ratio(bestEngine, bestRaw, 3));
       return bestEngine;
-    } finally {
-      deleteTree(dir);
     }
   }
 
@@ -338,14 +333,6 @@ public final class CoreBenchmark {
         ps.addBatch();
       }
       ps.executeBatch();
-    }
-  }
-
-  private static void deleteTree(Path dir) throws IOException {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
     }
   }
 }
