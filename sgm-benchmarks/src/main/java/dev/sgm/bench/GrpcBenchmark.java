@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.BatchStoreRequest;
 import dev.sgm.api.Caller;
 import dev.sgm.api.Json;
+import dev.sgm.bench.Callers.Call;
+import dev.sgm.bench.Callers.Load;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;
 import dev.sgm.transport.grpc.GrpcTransport;
@@ -17,10 +19,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthGrpc;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Unary store and read throughput over gRPC on loopback at 1, 8 and 64 concurrent callers, each as
  * a ratio to a no-op RPC (the health check) on the same server and channel: the transport's own
- * limit. The store is durable (a file write per commit) on the embedded store.
+ * limit. The store is durable (a file write per commit) on the embedded store. Each row also shows
+ * the same reads and stores made in process, without a transport ({@link Callers}).
  *
  * <p>Run: {@code ./sgm-benchmarks/run-grpc}.
  */
@@ -40,145 +41,123 @@ public final class GrpcBenchmark {
 
   private GrpcBenchmark() {}
 
-  private interface Call {
-    void run(long n);
-  }
-
-  private record Load(double callsPerSecond, double p50Millis, double p99Millis) {}
-
   public static void main(String[] args) throws Exception {
     int seconds = Integer.getInteger("sgm.bench.seconds", 5);
-    Path dir = Files.createTempDirectory("sgm-grpc-bench");
-    Map<String, String> options =
-        Map.of(
-            ConfigLoader.DATA_DIR, dir.toString(), "grpc.port", "0", "transports.enabled", "grpc");
-    try (SgmRuntime sgm = SgmRuntime.open(ConfigLoader.load(options, Map.of()))) {
-      for (int p = 0; p < PROJECTS; p++) {
-        List<JsonNode> batch = new ArrayList<>();
-        for (int i = 0; i < PER_PROJECT; i++) {
-          batch.add(
-              Json.parse(
-                  "{\"id\":\"r"
-                      + i
-                      + "\",\"type\":\"note\",\"scope\":{\"project\":\"p"
-                      + p
-                      + "\"},"
-                      + "\"content\":\"a record to read back over gRPC\",\"provenance\":{\"agent\":\"bench\"}}"));
-        }
-        sgm.service().storeBatch(Caller.embedded(), new BatchStoreRequest(batch, false));
-      }
-      GrpcTransport server = (GrpcTransport) sgm.startTransports().get(0);
-      ManagedChannel channel =
-          NettyChannelBuilder.forTarget("127.0.0.1:" + server.port()).usePlaintext().build();
-      try {
-        HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(channel);
-        MemoryGrpc.MemoryBlockingStub memory = MemoryGrpc.newBlockingStub(channel);
-        HealthCheckRequest check = HealthCheckRequest.newBuilder().build();
-        String run = Long.toString(System.nanoTime(), 36);
-        Call noop = n -> health.check(check);
-        Call read =
-            n -> {
-              ThreadLocalRandom random = ThreadLocalRandom.current();
-              memory.read(
-                  ReadRequest.newBuilder()
-                      .addScope(
-                          ScopeEntry.newBuilder()
-                              .setKey("project")
-                              .setValue("p" + random.nextInt(PROJECTS)))
-                      .setId("r" + random.nextInt(PER_PROJECT))
-                      .build());
-            };
-        Call store =
-            n ->
-                memory.store(
-                    StoreRequest.newBuilder()
-                        .setRecord(
-                            Record.newBuilder()
-                                .setId("w" + run + "-" + n)
-                                .setType("note")
-                                .addScope(
-                                    ScopeEntry.newBuilder().setKey("project").setValue("load"))
-                                .setContent("a record written under load")
-                                .setProvenance(Provenance.newBuilder().setAgent("bench")))
-                        .build());
-        System.out.printf(
-            Locale.ROOT, "gRPC on loopback, %d s per run, durable embedded store%n", seconds);
-        System.out.printf(
-            Locale.ROOT,
-            "%-6s %-8s %12s %9s %9s %14s %8s%n",
-            "op",
-            "callers",
-            "calls/s",
-            "p50 ms",
-            "p99 ms",
-            "no-op calls/s",
-            "ratio");
-        for (int callers : new int[] {1, 8, 64}) {
-          Load baseline = load(noop, callers, seconds);
-          for (String name : List.of("read", "store")) {
-            Load measured = load(name.equals("read") ? read : store, callers, seconds);
-            System.out.printf(
-                Locale.ROOT,
-                "%-6s %-8d %12.0f %9.3f %9.3f %14.0f %7.2fx%n",
-                name,
-                callers,
-                measured.callsPerSecond(),
-                measured.p50Millis(),
-                measured.p99Millis(),
-                baseline.callsPerSecond(),
-                measured.callsPerSecond() / baseline.callsPerSecond());
+    int warmup = Integer.getInteger("sgm.bench.warmup", 30);
+    try (ScratchDirectory scratch = ScratchDirectory.create("sgm-grpc-bench")) {
+      Path dir = scratch.path();
+      Map<String, String> options =
+          Map.of(
+              ConfigLoader.DATA_DIR,
+              dir.toString(),
+              "grpc.port",
+              "0",
+              "transports.enabled",
+              "grpc");
+      try (SgmRuntime sgm = SgmRuntime.open(ConfigLoader.load(options, Map.of()))) {
+        for (int p = 0; p < PROJECTS; p++) {
+          List<JsonNode> batch = new ArrayList<>();
+          for (int i = 0; i < PER_PROJECT; i++) {
+            batch.add(
+                Json.parse(
+                    "{\"id\":\"r"
+                        + i
+                        + "\",\"type\":\"note\",\"scope\":{\"project\":\"p"
+                        + p
+                        + "\"},"
+                        + "\"content\":\"a record to read back over gRPC\",\"provenance\":{\"agent\":\"bench\"}}"));
           }
+          sgm.service().storeBatch(Caller.embedded(), new BatchStoreRequest(batch, false));
         }
-        System.out.println("targets: read >= 0.6x, store >= 0.5x of the no-op RPC");
-      } finally {
-        channel.shutdownNow();
+        GrpcTransport server = (GrpcTransport) sgm.startTransports().get(0);
+        ManagedChannel channel =
+            NettyChannelBuilder.forTarget("127.0.0.1:" + server.port()).usePlaintext().build();
+        try {
+          HealthGrpc.HealthBlockingStub health = HealthGrpc.newBlockingStub(channel);
+          MemoryGrpc.MemoryBlockingStub memory = MemoryGrpc.newBlockingStub(channel);
+          HealthCheckRequest check = HealthCheckRequest.newBuilder().build();
+          String run = Long.toString(System.nanoTime(), 36);
+          Call noop = n -> health.check(check);
+          Call read =
+              n -> {
+                ThreadLocalRandom random = ThreadLocalRandom.current();
+                memory.read(
+                    ReadRequest.newBuilder()
+                        .addScope(
+                            ScopeEntry.newBuilder()
+                                .setKey("project")
+                                .setValue("p" + random.nextInt(PROJECTS)))
+                        .setId("r" + random.nextInt(PER_PROJECT))
+                        .build());
+              };
+          Call store =
+              n ->
+                  memory.store(
+                      StoreRequest.newBuilder()
+                          .setRecord(
+                              Record.newBuilder()
+                                  .setId("w" + run + "-" + n)
+                                  .setType("note")
+                                  .addScope(
+                                      ScopeEntry.newBuilder().setKey("project").setValue("load"))
+                                  .setContent("a record written under load")
+                                  .setProvenance(Provenance.newBuilder().setAgent("bench")))
+                          .build());
+          // One sequence for every run, so that each store writes a new record rather than
+          // rewriting one an earlier run wrote.
+          AtomicLong sequence = new AtomicLong();
+          // The JIT takes tens of seconds of load to compile the storage and server paths; without
+          // a warm-up the first rows would measure the interpreter rather than steady state.
+          System.out.printf(
+              Locale.ROOT, "warming up: %d s of no-op, read and store calls%n", warmup);
+          Call inProcessRead = Callers.inProcessRead(sgm, PROJECTS, PER_PROJECT);
+          Call inProcessStore = Callers.inProcessStore(sgm, run);
+          for (Call call : List.of(noop, read, store, inProcessRead, inProcessStore)) {
+            Callers.run(Thread.ofPlatform(), call, 8, warmup / 5, sequence, null);
+          }
+          System.out.printf(
+              Locale.ROOT, "gRPC on loopback, %d s per run, durable embedded store%n", seconds);
+          System.out.printf(
+              Locale.ROOT,
+              "%-6s %-8s %12s %9s %9s %14s %8s %14s %11s%n",
+              "op",
+              "callers",
+              "calls/s",
+              "p50 ms",
+              "p99 ms",
+              "no-op calls/s",
+              "ratio",
+              "in-process/s",
+              "vs in-proc");
+          for (int callers : new int[] {1, 8, 64}) {
+            Load baseline = Callers.load(noop, callers, seconds, sequence);
+            for (String name : List.of("read", "store")) {
+              boolean reads = name.equals("read");
+              Load measured = Callers.load(reads ? read : store, callers, seconds, sequence);
+              Load inProcess =
+                  Callers.loadInProcess(
+                      reads ? inProcessRead : inProcessStore, callers, seconds, sequence);
+              System.out.printf(
+                  Locale.ROOT,
+                  "%-6s %-8d %12.0f %9.3f %9.3f %14.0f %7.2fx %14.0f %10.2fx%n",
+                  name,
+                  callers,
+                  measured.callsPerSecond(),
+                  measured.p50Millis(),
+                  measured.p99Millis(),
+                  baseline.callsPerSecond(),
+                  measured.callsPerSecond() / baseline.callsPerSecond(),
+                  inProcess.callsPerSecond(),
+                  measured.callsPerSecond() / inProcess.callsPerSecond());
+            }
+          }
+          System.out.println(
+              "targets: read >= 0.6x, store >= 0.5x of the no-op RPC (\"ratio\"); \"vs in-proc\""
+                  + " compares with the same calls made in process, without a transport");
+        } finally {
+          channel.shutdownNow();
+        }
       }
     }
-  }
-
-  /** {@code callers} threads calling as fast as they can; a warm-up second first. */
-  private static Load load(Call call, int callers, int seconds) throws InterruptedException {
-    AtomicLong sequence = new AtomicLong();
-    run(call, callers, 1, sequence, null);
-    List<long[]> latencies = new ArrayList<>();
-    long calls = run(call, callers, seconds, sequence, latencies);
-    long[] all =
-        latencies.stream().flatMapToLong(Arrays::stream).filter(v -> v > 0).sorted().toArray();
-    return new Load(
-        calls / (double) seconds,
-        all[all.length / 2] / 1e6,
-        all[(int) Math.min(all.length - 1, Math.ceil(all.length * 0.99) - 1)] / 1e6);
-  }
-
-  private static long run(
-      Call call, int callers, int seconds, AtomicLong sequence, List<long[]> latencies)
-      throws InterruptedException {
-    long end = System.nanoTime() + seconds * 1_000_000_000L;
-    AtomicLong total = new AtomicLong();
-    List<Thread> threads = new ArrayList<>();
-    for (int t = 0; t < callers; t++) {
-      long[] samples = new long[2_000_000];
-      if (latencies != null) {
-        latencies.add(samples);
-      }
-      threads.add(
-          Thread.ofPlatform()
-              .start(
-                  () -> {
-                    int i = 0;
-                    while (System.nanoTime() < end) {
-                      long t0 = System.nanoTime();
-                      call.run(sequence.incrementAndGet());
-                      if (i < samples.length) {
-                        samples[i++] = System.nanoTime() - t0;
-                      }
-                      total.incrementAndGet();
-                    }
-                  }));
-    }
-    for (Thread thread : threads) {
-      thread.join();
-    }
-    return total.get();
   }
 }

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.eclipse.jetty.io.Content;
@@ -29,7 +30,9 @@ import org.eclipse.jetty.util.Callback;
  * Loads the HTTP transport with {@code wrk} (Debian's package) at 1, 16 and 128 connections: reads
  * and stores on the durable embedded store, and the same requests against a trivial handler on the
  * same server configuration, the transport's own limit. Prints requests/s, p50 and p99, and the
- * ratios.
+ * ratios; and the same reads and stores made in process, without a transport ({@link Callers}), as
+ * a second ratio. Both servers are warmed up first ({@code -Dsgm.bench.warmup}, seconds per server
+ * and operation pair, default 30), so the figures are steady state.
  *
  * <p>Run: {@code ./sgm-benchmarks/run-http} (needs {@code wrk} on the PATH).
  */
@@ -44,61 +47,91 @@ public final class HttpBenchmark {
 
   public static void main(String[] args) throws Exception {
     int seconds = Integer.getInteger("sgm.bench.seconds", 10);
-    Path dir = Files.createTempDirectory("sgm-http-bench");
-    Path scripts = writeScripts(dir);
-    Map<String, String> options =
-        Map.of(
-            ConfigLoader.DATA_DIR,
-            dir.resolve("data").toString(),
-            "http.port",
-            "0",
-            "http.log-requests",
-            "false",
-            "transports.enabled",
-            "http");
-    try (SgmRuntime sgm = SgmRuntime.open(ConfigLoader.load(options, Map.of()))) {
-      preload(sgm);
-      HttpTransport server = (HttpTransport) sgm.startTransports().get(0);
-      HttpSettings same = new HttpSettings("127.0.0.1", 0, 4L * 1024 * 1024, false, 10_000);
-      try (Transport baseline = new HttpTransport(same, new TrivialHandler())) {
-        baseline.start();
-        int basePort = ((HttpTransport) baseline).port();
-        System.out.printf(
-            Locale.ROOT,
-            "wrk, %d s per run; records preloaded: %,d%n",
-            seconds,
-            PROJECTS * PER_PROJECT);
-        System.out.printf(
-            Locale.ROOT,
-            "%-6s %-5s %14s %10s %10s %16s %10s %8s%n",
-            "op",
-            "conns",
-            "sgm req/s",
-            "p50 ms",
-            "p99 ms",
-            "trivial req/s",
-            "p99 ms",
-            "ratio");
-        for (String op : List.of("read", "store")) {
-          for (int connections : new int[] {1, 16, 128}) {
+    int warmup = Integer.getInteger("sgm.bench.warmup", 30);
+    try (ScratchDirectory scratch = ScratchDirectory.create("sgm-http-bench")) {
+      Path dir = scratch.path();
+      Path scripts = writeScripts(dir);
+      Map<String, String> options =
+          Map.of(
+              ConfigLoader.DATA_DIR,
+              dir.resolve("data").toString(),
+              "http.port",
+              "0",
+              "http.log-requests",
+              "false",
+              "transports.enabled",
+              "http");
+      try (SgmRuntime sgm = SgmRuntime.open(ConfigLoader.load(options, Map.of()))) {
+        preload(sgm);
+        HttpTransport server = (HttpTransport) sgm.startTransports().get(0);
+        HttpSettings same = new HttpSettings("127.0.0.1", 0, 4L * 1024 * 1024, false, 10_000);
+        try (Transport baseline = new HttpTransport(same, new TrivialHandler())) {
+          baseline.start();
+          int basePort = ((HttpTransport) baseline).port();
+          // The JIT takes tens of seconds of load to compile the storage and server paths; without
+          // a warm-up the first rows would measure the interpreter rather than steady state.
+          System.out.printf(
+              Locale.ROOT, "warming up: %d s of reads and stores on each server%n", 2 * warmup);
+          AtomicLong sequence = new AtomicLong();
+          String run = Long.toString(System.nanoTime(), 36);
+          Callers.Call inProcessRead = Callers.inProcessRead(sgm, PROJECTS, PER_PROJECT);
+          Callers.Call inProcessStore = Callers.inProcessStore(sgm, run);
+          for (String op : List.of("read", "store")) {
             Path script = scripts.resolve(op + ".lua");
-            Load trivial = wrk(basePort, script, connections, seconds);
-            Load real = wrk(server.port(), script, connections, seconds);
-            System.out.printf(
-                Locale.ROOT,
-                "%-6s %-5d %14.0f %10.2f %10.2f %16.0f %10.2f %7.2fx%s%n",
-                op,
-                connections,
-                real.requestsPerSecond(),
-                real.p50Millis(),
-                real.p99Millis(),
-                trivial.requestsPerSecond(),
-                trivial.p99Millis(),
-                real.requestsPerSecond() / trivial.requestsPerSecond(),
-                real.errors() > 0 ? "  (" + real.errors() + " errors)" : "");
+            wrk(basePort, script, 16, warmup / 2);
+            wrk(server.port(), script, 16, warmup / 2);
           }
+          Callers.run(Thread.ofVirtual(), inProcessRead, 16, warmup / 4, sequence, null);
+          Callers.run(Thread.ofVirtual(), inProcessStore, 16, warmup / 4, sequence, null);
+          System.out.printf(
+              Locale.ROOT,
+              "wrk, %d s per run; records preloaded: %,d%n",
+              seconds,
+              PROJECTS * PER_PROJECT);
+          System.out.printf(
+              Locale.ROOT,
+              "%-6s %-5s %14s %10s %10s %16s %10s %8s %14s %11s%n",
+              "op",
+              "conns",
+              "sgm req/s",
+              "p50 ms",
+              "p99 ms",
+              "trivial req/s",
+              "p99 ms",
+              "ratio",
+              "in-process/s",
+              "vs in-proc");
+          for (String op : List.of("read", "store")) {
+            for (int connections : new int[] {1, 16, 128}) {
+              Path script = scripts.resolve(op + ".lua");
+              Load trivial = wrk(basePort, script, connections, seconds);
+              Load real = wrk(server.port(), script, connections, seconds);
+              Callers.Load inProcess =
+                  Callers.loadInProcess(
+                      op.equals("read") ? inProcessRead : inProcessStore,
+                      connections,
+                      seconds,
+                      sequence);
+              System.out.printf(
+                  Locale.ROOT,
+                  "%-6s %-5d %14.0f %10.2f %10.2f %16.0f %10.2f %7.2fx %14.0f %10.2fx%s%n",
+                  op,
+                  connections,
+                  real.requestsPerSecond(),
+                  real.p50Millis(),
+                  real.p99Millis(),
+                  trivial.requestsPerSecond(),
+                  trivial.p99Millis(),
+                  real.requestsPerSecond() / trivial.requestsPerSecond(),
+                  inProcess.callsPerSecond(),
+                  real.requestsPerSecond() / inProcess.callsPerSecond(),
+                  real.errors() > 0 ? "  (" + real.errors() + " errors)" : "");
+            }
+          }
+          System.out.println(
+              "targets: read >= 0.6x, store >= 0.5x of the trivial handler (\"ratio\"); \"vs"
+                  + " in-proc\" compares with the same calls made in process, without a transport");
         }
-        System.out.println("targets: read >= 0.6x, store >= 0.5x of the trivial handler");
       }
     }
   }
@@ -140,8 +173,13 @@ public final class HttpBenchmark {
         """
         local headers = {["Content-Type"] = "application/json"}
         local counter = 0
-        local prefix = tostring(math.random(1, 1000000000))
-        init = function(args) prefix = tostring(math.random(1, 1000000000)) end
+        local threads = 0
+        -- Every wrk thread of every run writes records of its own: the run's nonce and the thread.
+        setup = function(thread)
+          threads = threads + 1
+          thread:set("tid", threads)
+        end
+        init = function(args) prefix = args[1] .. "-" .. tid end
         request = function()
           counter = counter + 1
           local body = string.format('{"record":{"id":"w%s-%d","type":"note",' ..
@@ -163,7 +201,9 @@ public final class HttpBenchmark {
                 "--latency",
                 "-s",
                 script.toString(),
-                "http://127.0.0.1:" + port)
+                "http://127.0.0.1:" + port,
+                "--",
+                Long.toString(System.nanoTime(), 36))
             .redirectErrorStream(true)
             .start();
     String out = new String(wrk.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
