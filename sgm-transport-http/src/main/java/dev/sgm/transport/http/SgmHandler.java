@@ -60,6 +60,9 @@ final class SgmHandler extends Handler.Abstract {
   /** A route: method, path template, what it does. */
   record Route(String method, String path, String name, String summary) {}
 
+  /** The most of a refused body read and thrown away so that its sender gets the answer. */
+  private static final long DISCARD_LIMIT = 64L * 1024 * 1024;
+
   private final SgmService service;
   private final HttpSettings settings;
   private final OpenApiDocument openApi;
@@ -212,10 +215,6 @@ final class SgmHandler extends Handler.Abstract {
    * limit.
    */
   private JsonNode readJson(Request request) {
-    long declared = request.getLength();
-    if (declared > settings.maxBodyBytes()) {
-      throw tooLarge(declared);
-    }
     byte[] body = readBody(request);
     if (body.length == 0) {
       return Json.object();
@@ -244,14 +243,40 @@ final class SgmHandler extends Handler.Abstract {
 
   private byte[] readBody(Request request) {
     long limit = settings.maxBodyBytes();
+    long declared = request.getLength();
     try (InputStream in = Content.Source.asInputStream(request)) {
+      if (declared > limit) {
+        // A client that asked first (Expect: 100-continue) has not sent the body and will not.
+        if (!request.getHeaders().contains(HttpHeader.EXPECT, "100-continue")) {
+          discard(in);
+        }
+        throw tooLarge(declared);
+      }
       byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
       if (body.length > limit) {
+        discard(in);
         throw tooLarge(-1);
       }
       return body;
     } catch (IOException e) {
       throw SgmException.invalidRequest("body", "could not be read: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Reads and drops the rest of a body refused as too large, up to {@link #DISCARD_LIMIT}. Closing
+   * the connection under a client that is still sending would reset it before it reads the 413;
+   * past the limit the server stops reading and closes the connection after answering.
+   */
+  private static void discard(InputStream in) {
+    byte[] buffer = new byte[64 * 1024];
+    long read = 0;
+    try {
+      for (int n = in.read(buffer); n >= 0 && read < DISCARD_LIMIT; n = in.read(buffer)) {
+        read += n;
+      }
+    } catch (IOException e) {
+      // The client went away; there is nobody left to answer.
     }
   }
 

@@ -107,6 +107,50 @@ class HttpProtocolTest {
     assertError(send("POST", "/v1/store", "application/json", huge), 413, "too_large");
   }
 
+  /**
+   * A client that sends a whole oversized body without asking first (no {@code Expect:
+   * 100-continue}) still reads the 413: the server reads the body it refuses rather than closing
+   * under it, which would reset the connection before the answer arrives.
+   */
+  @Test
+  void anOversizedBodySentWithoutAskingStillGetsItsAnswer() throws Exception {
+    byte[] body = new byte[6 * 1024 * 1024];
+    java.util.Arrays.fill(body, (byte) ' ');
+    for (boolean chunked : new boolean[] {false, true}) {
+      for (int attempt = 0; attempt < 3; attempt++) {
+        URI url = URI.create(HttpServers.shared().url());
+        try (java.net.Socket socket = new java.net.Socket(url.getHost(), url.getPort())) {
+          socket.setSoTimeout(30_000);
+          java.io.OutputStream out = socket.getOutputStream();
+          String head =
+              "POST /v1/store HTTP/1.1\r\nHost: "
+                  + url.getHost()
+                  + "\r\nContent-Type: application/json\r\n"
+                  + (chunked
+                      ? "Transfer-Encoding: chunked\r\n"
+                      : "Content-Length: " + body.length + "\r\n")
+                  + "\r\n";
+          out.write(head.getBytes(StandardCharsets.US_ASCII));
+          if (chunked) {
+            int size = 64 * 1024;
+            for (int offset = 0; offset < body.length; offset += size) {
+              out.write((Integer.toHexString(size) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+              out.write(body, offset, size);
+              out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+            }
+            out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+          } else {
+            out.write(body);
+          }
+          out.flush();
+          String answer =
+              new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+          assertEquals("HTTP/1.1 413", answer, (chunked ? "chunked" : "sized") + " body");
+        }
+      }
+    }
+  }
+
   @Test
   void statusesFollowTheErrorTable() throws Exception {
     assertError(
