@@ -171,6 +171,9 @@ class DistributionIT {
       Thread.sleep(20);
     }
     String text = Files.readString(log);
+    if (!text.contains("ready in")) {
+      process.destroyForcibly(); // not left running, holding its ports
+    }
     assertTrue(text.contains("ready in"), text);
     String http = null;
     String grpc = null;
