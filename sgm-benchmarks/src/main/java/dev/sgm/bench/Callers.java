@@ -1,5 +1,7 @@
 package dev.sgm.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sgm.api.BatchStoreRequest;
 import dev.sgm.api.Caller;
 import dev.sgm.api.Json;
 import dev.sgm.api.ReadRequest;
@@ -94,6 +96,27 @@ final class Callers {
       thread.join();
     }
     return total.get();
+  }
+
+  /**
+   * Stores the records the read benchmarks read: {@code perProject} records {@code r0, r1, ...} in
+   * each of projects {@code p0, p1, ...}.
+   */
+  static void preload(SgmRuntime sgm, int projects, int perProject) {
+    for (int p = 0; p < projects; p++) {
+      List<JsonNode> batch = new ArrayList<>();
+      for (int i = 0; i < perProject; i++) {
+        batch.add(
+            Json.parse(
+                "{\"id\":\"r"
+                    + i
+                    + "\",\"type\":\"note\",\"scope\":{\"project\":\"p"
+                    + p
+                    + "\"},\"content\":\"a record to read back\",\"tags\":[\"bench\"],"
+                    + "\"provenance\":{\"agent\":\"bench\"}}"));
+      }
+      sgm.service().storeBatch(Caller.embedded(), new BatchStoreRequest(batch, false));
+    }
   }
 
   /** A read by identity of one of the preloaded records, in process. */

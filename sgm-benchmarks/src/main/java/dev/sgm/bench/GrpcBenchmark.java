@@ -1,9 +1,5 @@
 package dev.sgm.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.sgm.api.BatchStoreRequest;
-import dev.sgm.api.Caller;
-import dev.sgm.api.Json;
 import dev.sgm.bench.Callers.Call;
 import dev.sgm.bench.Callers.Load;
 import dev.sgm.core.ConfigLoader;
@@ -20,7 +16,6 @@ import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthGrpc;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -55,20 +50,7 @@ public final class GrpcBenchmark {
               "transports.enabled",
               "grpc");
       try (SgmRuntime sgm = SgmRuntime.open(ConfigLoader.load(options, Map.of()))) {
-        for (int p = 0; p < PROJECTS; p++) {
-          List<JsonNode> batch = new ArrayList<>();
-          for (int i = 0; i < PER_PROJECT; i++) {
-            batch.add(
-                Json.parse(
-                    "{\"id\":\"r"
-                        + i
-                        + "\",\"type\":\"note\",\"scope\":{\"project\":\"p"
-                        + p
-                        + "\"},"
-                        + "\"content\":\"a record to read back over gRPC\",\"provenance\":{\"agent\":\"bench\"}}"));
-          }
-          sgm.service().storeBatch(Caller.embedded(), new BatchStoreRequest(batch, false));
-        }
+        Callers.preload(sgm, PROJECTS, PER_PROJECT);
         GrpcTransport server = (GrpcTransport) sgm.startTransports().get(0);
         ManagedChannel channel =
             NettyChannelBuilder.forTarget("127.0.0.1:" + server.port()).usePlaintext().build();

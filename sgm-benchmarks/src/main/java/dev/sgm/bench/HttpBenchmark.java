@@ -1,8 +1,5 @@
 package dev.sgm.bench;
 
-import dev.sgm.api.BatchStoreRequest;
-import dev.sgm.api.Caller;
-import dev.sgm.api.Json;
 import dev.sgm.api.spi.Transport;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;
@@ -13,7 +10,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -62,7 +58,7 @@ public final class HttpBenchmark {
               "transports.enabled",
               "http");
       try (SgmRuntime sgm = SgmRuntime.open(ConfigLoader.load(options, Map.of()))) {
-        preload(sgm);
+        Callers.preload(sgm, PROJECTS, PER_PROJECT);
         HttpTransport server = (HttpTransport) sgm.startTransports().get(0);
         HttpSettings same = new HttpSettings("127.0.0.1", 0, 4L * 1024 * 1024, false, 10_000);
         try (Transport baseline = new HttpTransport(same, new TrivialHandler())) {
@@ -133,24 +129,6 @@ public final class HttpBenchmark {
                   + " in-proc\" compares with the same calls made in process, without a transport");
         }
       }
-    }
-  }
-
-  private static void preload(SgmRuntime sgm) {
-    for (int p = 0; p < PROJECTS; p++) {
-      List<com.fasterxml.jackson.databind.JsonNode> batch = new ArrayList<>();
-      for (int i = 0; i < PER_PROJECT; i++) {
-        batch.add(
-            Json.parse(
-                "{\"id\":\"r"
-                    + i
-                    + "\",\"type\":\"note\",\"scope\":{\"project\":\"p"
-                    + p
-                    + "\"},"
-                    + "\"content\":\"a record to read back over HTTP\",\"tags\":[\"bench\"],"
-                    + "\"provenance\":{\"agent\":\"bench\"}}"));
-      }
-      sgm.service().storeBatch(Caller.embedded(), new BatchStoreRequest(batch, false));
     }
   }
 
