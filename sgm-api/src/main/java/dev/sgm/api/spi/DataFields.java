@@ -11,6 +11,16 @@ import dev.sgm.api.SgmException;
 public final class DataFields {
   private DataFields() {}
 
+  /** The record's {@code data}, which a record of a profile-owned type must carry as an object. */
+  public static ObjectNode data(ObjectNode record) {
+    JsonNode value = record.get("data");
+    if (value == null || !value.isObject()) {
+      throw SgmException.invalidRecord(
+          "data", "is required for a " + record.path("type").asText() + " record");
+    }
+    return (ObjectNode) value;
+  }
+
   /**
    * {@code object.field} must be a non-empty string, or may be absent when not {@code required};
    * {@code name} is the field's full path in the record, e.g. {@code data.from.path}.

@@ -16,6 +16,7 @@ import dev.sgm.api.Scope;
 import dev.sgm.api.ScopeMode;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.StoredContent;
+import dev.sgm.api.spi.DataFields;
 import dev.sgm.api.spi.Profile;
 import dev.sgm.api.spi.ProfileContext;
 import dev.sgm.api.spi.ProfileOperation;
@@ -66,12 +67,7 @@ final class CodeProfile implements Profile {
 
   @Override
   public void validate(ObjectNode record) {
-    JsonNode value = record.get("data");
-    if (value == null || !value.isObject()) {
-      throw SgmException.invalidRecord(
-          "data", "is required for a " + record.path("type").asText() + " record");
-    }
-    ObjectNode data = (ObjectNode) value;
+    ObjectNode data = DataFields.data(record);
     switch (record.path("type").asText()) {
       case "symbol" -> {
         text(data, "name", "data.name", true);

@@ -71,12 +71,7 @@ final class CollaborationProfile implements Profile {
 
   @Override
   public void validate(ObjectNode record) {
-    JsonNode value = record.get("data");
-    if (value == null || !value.isObject()) {
-      throw SgmException.invalidRecord(
-          "data", "is required for a " + record.path("type").asText() + " record");
-    }
-    ObjectNode data = (ObjectNode) value;
+    ObjectNode data = DataFields.data(record);
     switch (record.path("type").asText()) {
       case "decision" -> {
         oneOf(data, "status", DECISION_STATUSES, true);
