@@ -3,6 +3,7 @@ package dev.sgm.transport.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.BatchStoreRequest;
 import dev.sgm.api.Caller;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.SgmClient;
@@ -56,6 +57,17 @@ interface Backend extends SgmClient, AutoCloseable {
       operations.addAll(PROFILE_OPERATIONS.getOrDefault(capability.asText(), List.of()));
     }
     return operations;
+  }
+
+  /**
+   * Checks a bulk import's {@code --batch-size}: from 1 to {@link BatchStoreRequest#MAX_RECORDS},
+   * the most one store_batch takes, so a wrong size is named before anything is read.
+   */
+  static void checkBatchSize(int batchSize) {
+    if (batchSize < 1 || batchSize > BatchStoreRequest.MAX_RECORDS) {
+      throw SgmException.invalidRequest(
+          "--batch-size", "must be between 1 and " + BatchStoreRequest.MAX_RECORDS);
+    }
   }
 
   /**

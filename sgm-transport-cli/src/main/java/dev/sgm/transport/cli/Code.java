@@ -215,9 +215,7 @@ final class Code implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-      if (batchSize < 1 || batchSize > 1000) {
-        throw SgmException.invalidRequest("--batch-size", "must be between 1 and 1000");
-      }
+      Backend.checkBatchSize(batchSize);
       boolean stdin = file.toString().equals("-");
       if (!stdin && !Files.isRegularFile(file)) {
         throw SgmException.invalidRequest("FILE", file + " is not a file");

@@ -154,9 +154,7 @@ final class Transfer {
 
     @Override
     public Integer call() throws IOException {
-      if (batchSize < 1 || batchSize > 1000) {
-        throw SgmException.invalidRequest("--batch-size", "must be between 1 and 1000");
-      }
+      Backend.checkBatchSize(batchSize);
       if (!Files.isRegularFile(file)) {
         throw SgmException.invalidRequest("FILE", file + " is not a file");
       }
