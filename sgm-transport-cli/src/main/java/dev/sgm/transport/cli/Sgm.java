@@ -147,6 +147,9 @@ public final class Sgm implements Callable<Integer> {
     return word.contains(".") && !word.startsWith("@") && !word.contains("/");
   }
 
+  /**
+   * The options before a command that take a value; bin/sgm repeats this list to find the command.
+   */
   private static boolean takesValue(String option) {
     return List.of("--data", "--remote", "--config", "-D", "--agent").contains(option);
   }
