@@ -55,9 +55,7 @@ final class Callers {
     long[] all =
         latencies.stream().flatMapToLong(Arrays::stream).filter(v -> v > 0).sorted().toArray();
     return new Load(
-        calls / (double) seconds,
-        all[all.length / 2] / 1e6,
-        all[(int) Math.min(all.length - 1, Math.ceil(all.length * 0.99) - 1)] / 1e6);
+        calls / (double) seconds, Measurement.p50Millis(all), Measurement.p99Millis(all));
   }
 
   /** Runs {@code call} from {@code callers} threads for {@code seconds}; returns the calls made. */

@@ -7,6 +7,17 @@ import java.util.Locale;
 final class Measurement {
   private Measurement() {}
 
+  /** The median of sorted latencies in nanoseconds, in milliseconds. */
+  static double p50Millis(long[] sortedNanos) {
+    return sortedNanos[sortedNanos.length / 2] / 1e6;
+  }
+
+  /** The 99th percentile of sorted latencies in nanoseconds, in milliseconds. */
+  static double p99Millis(long[] sortedNanos) {
+    int index = (int) Math.min(sortedNanos.length - 1, Math.ceil(sortedNanos.length * 0.99) - 1);
+    return sortedNanos[index] / 1e6;
+  }
+
   /** One measured operation. */
   record Result(String name, int count, double seconds, long[] nanos) {
     double opsPerSecond() {
@@ -14,11 +25,11 @@ final class Measurement {
     }
 
     double p50Millis() {
-      return nanos[nanos.length / 2] / 1e6;
+      return Measurement.p50Millis(nanos);
     }
 
     double p99Millis() {
-      return nanos[(int) Math.min(nanos.length - 1, Math.ceil(nanos.length * 0.99) - 1)] / 1e6;
+      return Measurement.p99Millis(nanos);
     }
 
     void print() {
