@@ -6,11 +6,24 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 
 /**
- * The one rule of where network transports may listen: on loopback only, until authentication is
- * configured. Every network transport asks here before it binds.
+ * The rules of where network transports may listen: on loopback only, until authentication is
+ * configured, and on a port that exists. Every network transport asks here before it binds.
  */
 public final class Listening {
   private Listening() {}
+
+  /**
+   * The port configured at {@code key}, or {@code defaultPort}; 0 asks for a free one. Fails with
+   * {@code invalid_request} naming the key for anything outside 0 to 65535.
+   */
+  public static int port(Config config, String key, int defaultPort) {
+    int port = config.getInt(key, defaultPort);
+    if (port < 0 || port > 65535) {
+      throw new SgmException(
+          ErrorCode.INVALID_REQUEST, "configuration " + key + ": " + port + " is not a port");
+    }
+    return port;
+  }
 
   /**
    * Fails with {@code forbidden} unless every address of {@code host} is a loopback one.

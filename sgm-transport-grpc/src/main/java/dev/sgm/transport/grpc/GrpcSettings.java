@@ -1,8 +1,7 @@
 package dev.sgm.transport.grpc;
 
-import dev.sgm.api.ErrorCode;
-import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.Listening;
 
 /**
  * The gRPC transport's configuration.
@@ -18,11 +17,7 @@ public record GrpcSettings(String host, int port, int maxMessageBytes, long stop
   public static final int DEFAULT_PORT = 7411;
 
   public static GrpcSettings from(Config config) {
-    int port = config.getInt("grpc.port", DEFAULT_PORT);
-    if (port < 0 || port > 65535) {
-      throw new SgmException(
-          ErrorCode.INVALID_REQUEST, "configuration grpc.port: " + port + " is not a port");
-    }
+    int port = Listening.port(config, "grpc.port", DEFAULT_PORT);
     return new GrpcSettings(
         config.get("grpc.host", "127.0.0.1"),
         port,

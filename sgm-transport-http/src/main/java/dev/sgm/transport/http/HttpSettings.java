@@ -3,6 +3,7 @@ package dev.sgm.transport.http;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.Listening;
 
 /**
  * The HTTP transport's configuration.
@@ -22,11 +23,7 @@ public record HttpSettings(
   public static final int DEFAULT_PORT = 7410;
 
   public static HttpSettings from(Config config) {
-    int port = config.getInt("http.port", DEFAULT_PORT);
-    if (port < 0 || port > 65535) {
-      throw new SgmException(
-          ErrorCode.INVALID_REQUEST, "configuration http.port: " + port + " is not a port");
-    }
+    int port = Listening.port(config, "http.port", DEFAULT_PORT);
     long maxBody = config.getLong("http.max-body-bytes", 4L * 1024 * 1024);
     if (maxBody < 1024) {
       throw new SgmException(

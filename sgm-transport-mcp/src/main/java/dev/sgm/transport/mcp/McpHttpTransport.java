@@ -52,7 +52,7 @@ public final class McpHttpTransport implements Transport {
 
   public McpHttpTransport(Config config, SgmService service) {
     this.host = config.get("mcp.host", "127.0.0.1");
-    this.port = config.getInt("mcp.port", 7412);
+    this.port = Listening.port(config, "mcp.port", 7412);
     String project = config.get("mcp.project").orElse(null);
     this.configured =
         new McpDefaults(
