@@ -1,0 +1,77 @@
+package dev.sgm.search;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One record as the index keeps it: its identity, everything a retrieve can filter on, the text it
+ * is ranked by, and optionally its embedding.
+ *
+ * @param key the record's identity in the index (its qualified id); one document per key
+ * @param rowKey the storage's stable key of the row, by which hits are fetched and ties broken
+ * @param scope the canonical scope string
+ * @param scopePairs the scope's canonical {@code key=value} pairs, for descendant queries
+ * @param fields each {@code path}, NUL, {@code normalised value} pair of {@code data}/{@code
+ *     metadata} leaves
+ * @param createdSeq the write sequence number at which the record was (last) created, for paging
+ *     marks
+ * @param vector the record's embedding, or null when it has none yet
+ */
+public record IndexedRecord(
+    String key,
+    long rowKey,
+    String scope,
+    List<String> scopePairs,
+    String id,
+    String type,
+    List<String> tags,
+    List<String> fields,
+    String title,
+    String content,
+    long createdMicros,
+    long updatedMicros,
+    long createdSeq,
+    long version,
+    float[] vector) {
+  public IndexedRecord {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(scope, "scope");
+    scopePairs = List.copyOf(scopePairs);
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(type, "type");
+    tags = List.copyOf(tags);
+    fields = List.copyOf(fields);
+  }
+
+  /** This record with an embedding. */
+  public IndexedRecord withVector(float[] value) {
+    return new IndexedRecord(
+        key,
+        rowKey,
+        scope,
+        scopePairs,
+        id,
+        type,
+        tags,
+        fields,
+        title,
+        content,
+        createdMicros,
+        updatedMicros,
+        createdSeq,
+        version,
+        value);
+  }
+
+  /** The text an embedding model reads: the title, then the content. */
+  public String embeddingText() {
+    StringBuilder text = new StringBuilder();
+    if (title != null && !title.isBlank()) {
+      text.append(title).append('\n');
+    }
+    if (content != null) {
+      text.append(content);
+    }
+    return text.toString();
+  }
+}

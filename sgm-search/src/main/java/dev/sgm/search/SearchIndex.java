@@ -1,0 +1,630 @@
+package dev.sgm.search;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.NumericDocValuesField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.BooleanClause.Occur;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.CollectionStatistics;
+import org.apache.lucene.search.FieldDoc;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.MatchAllDocsQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherFactory;
+import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.TermInSetQuery;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TermStatistics;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.TopFieldCollectorManager;
+import org.apache.lucene.search.TopFieldDocs;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.BytesRef;
+
+/**
+ * A Lucene index of records: derived state the engine feeds in the storage's commit order and
+ * rebuilds when it is missing. One writer thread should apply changes; searches may run from any
+ * thread and see what the last {@link #refresh()} published.
+ */
+public final class SearchIndex implements AutoCloseable {
+  /** The most analysed terms a query is searched with; further ones are left out and reported. */
+  public static final int MAX_QUERY_TERMS = 64;
+
+  /** How deep each candidate list of a hybrid search reaches on a first page. */
+  public static final int HYBRID_DEPTH = 100;
+
+  /** The weights of a term found in the title, the tags and the content. */
+  static final float TITLE_BOOST = 3f;
+
+  static final float TAGS_BOOST = 2f;
+
+  private static final String KEY = "key";
+  private static final String ROW = "row";
+  private static final String SCOPE = "scope";
+  private static final String PAIR = "pair";
+  private static final String ID = "id";
+  private static final String TYPE = "type";
+  private static final String TAG = "tag";
+  private static final String FIELD = "field";
+  private static final String CREATED = "created";
+  private static final String UPDATED = "updated";
+  private static final String CREATED_SEQ = "cseq";
+  private static final String VERSION = "version";
+  private static final String TITLE = "title";
+  private static final String TAGS = "tags";
+  private static final String CONTENT = "content";
+  private static final String VECTOR = "vector";
+  private static final String HAS_VECTOR = "has_vector";
+
+  /** Keyword values longer than this are indexed by their hash: Lucene refuses huge terms. */
+  private static final int MAX_KEYWORD_BYTES = 4096;
+
+  private final Directory directory;
+  private final IndexWriter writer;
+  private final SearcherManager searchers;
+
+  private SearchIndex(Directory directory, IndexWriterConfig.OpenMode mode) throws IOException {
+    this.directory = directory;
+    IndexWriterConfig config = new IndexWriterConfig(TextAnalysis.ANALYZER);
+    config.setOpenMode(mode);
+    config.setCommitOnClose(false);
+    IndexWriter opened;
+    try {
+      opened = new IndexWriter(directory, config);
+    } catch (IOException | RuntimeException e) {
+      directory.close();
+      throw e;
+    }
+    this.writer = opened;
+    this.searchers = new SearcherManager(writer, new SearcherFactory());
+  }
+
+  /** Opens the index in {@code dir}, creating an empty one when there is none. */
+  public static SearchIndex open(Path dir) throws IOException {
+    return new SearchIndex(FSDirectory.open(dir), IndexWriterConfig.OpenMode.CREATE_OR_APPEND);
+  }
+
+  /** Creates an empty index in {@code dir}, replacing whatever was there. */
+  public static SearchIndex create(Path dir) throws IOException {
+    return new SearchIndex(FSDirectory.open(dir), IndexWriterConfig.OpenMode.CREATE);
+  }
+
+  /** An index that lives in memory only. */
+  public static SearchIndex inMemory() {
+    try {
+      return new SearchIndex(new ByteBuffersDirectory(), IndexWriterConfig.OpenMode.CREATE);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** What the last commit recorded ({@link #commit}), empty for a new index. */
+  public Map<String, String> commitData() {
+    Map<String, String> data = new HashMap<>();
+    Iterable<Map.Entry<String, String>> live = writer.getLiveCommitData();
+    if (live != null) {
+      live.forEach(e -> data.put(e.getKey(), e.getValue()));
+    }
+    return data;
+  }
+
+  /** Adds or replaces the document of {@code record.key()}. Visible after {@link #refresh()}. */
+  public void put(IndexedRecord record) throws IOException {
+    writer.updateDocument(new Term(KEY, record.key()), document(record));
+  }
+
+  /** Removes the document of {@code key}, if any. Visible after {@link #refresh()}. */
+  public void delete(String key) throws IOException {
+    writer.deleteDocuments(new Term(KEY, key));
+  }
+
+  /** Removes every document. */
+  public void deleteAll() throws IOException {
+    writer.deleteAll();
+  }
+
+  /** Makes every change so far visible to searches. */
+  public void refresh() throws IOException {
+    searchers.maybeRefreshBlocking();
+  }
+
+  /** Makes every change so far durable, with {@code data} recorded beside it. */
+  public void commit(Map<String, String> data) throws IOException {
+    writer.setLiveCommitData(new LinkedHashMap<>(data).entrySet());
+    writer.commit();
+  }
+
+  /** How many records the visible index holds. */
+  public int size() throws IOException {
+    IndexSearcher searcher = searchers.acquire();
+    try {
+      return searcher.getIndexReader().numDocs();
+    } finally {
+      searchers.release(searcher);
+    }
+  }
+
+  /** The keys of the visible records that have no embedding yet. */
+  public List<String> keysWithoutVector() throws IOException {
+    IndexSearcher searcher = searchers.acquire();
+    try {
+      Query query =
+          new BooleanQuery.Builder()
+              .add(MatchAllDocsQuery.INSTANCE, Occur.FILTER)
+              .add(new TermQuery(new Term(HAS_VECTOR, "y")), Occur.MUST_NOT)
+              .build();
+      List<String> keys = new ArrayList<>();
+      int max = Math.max(1, searcher.getIndexReader().maxDoc());
+      for (ScoreDoc hit : searcher.search(query, max).scoreDocs) {
+        keys.add(searcher.storedFields().document(hit.doc).get(KEY));
+      }
+      return keys;
+    } finally {
+      searchers.release(searcher);
+    }
+  }
+
+  private static Document document(IndexedRecord r) {
+    Document doc = new Document();
+    doc.add(new StringField(KEY, r.key(), Field.Store.YES));
+    doc.add(new NumericDocValuesField(ROW, r.rowKey()));
+    doc.add(new StoredField(ROW, r.rowKey()));
+    doc.add(new StringField(SCOPE, keyword(r.scope()), Field.Store.NO));
+    for (String pair : r.scopePairs()) {
+      doc.add(new StringField(PAIR, keyword(pair), Field.Store.NO));
+    }
+    doc.add(new StringField(ID, keyword(r.id()), Field.Store.NO));
+    doc.add(new StringField(TYPE, keyword(r.type()), Field.Store.NO));
+    for (String tag : r.tags()) {
+      doc.add(new StringField(TAG, keyword(tag), Field.Store.NO));
+    }
+    for (String field : r.fields()) {
+      doc.add(new StringField(FIELD, keyword(field), Field.Store.NO));
+    }
+    doc.add(new LongPoint(CREATED, r.createdMicros()));
+    doc.add(new NumericDocValuesField(CREATED, r.createdMicros()));
+    doc.add(new LongPoint(UPDATED, r.updatedMicros()));
+    doc.add(new NumericDocValuesField(UPDATED, r.updatedMicros()));
+    doc.add(new LongPoint(CREATED_SEQ, r.createdSeq()));
+    doc.add(new StoredField(VERSION, r.version()));
+    if (r.title() != null) {
+      doc.add(new TextField(TITLE, r.title(), Field.Store.NO));
+    }
+    if (!r.tags().isEmpty()) {
+      doc.add(new TextField(TAGS, String.join(" ", r.tags()), Field.Store.NO));
+    }
+    if (r.content() != null) {
+      doc.add(new TextField(CONTENT, r.content(), Field.Store.NO));
+    }
+    if (r.vector() != null) {
+      doc.add(new KnnFloatVectorField(VECTOR, r.vector(), VectorSimilarityFunction.DOT_PRODUCT));
+      doc.add(new StringField(HAS_VECTOR, "y", Field.Store.NO));
+    }
+    return doc;
+  }
+
+  /** A keyword as indexed: itself, or its hash when it is too long to be one term. */
+  public static String keyword(String value) {
+    if (value.length() * 3 <= MAX_KEYWORD_BYTES
+        || value.getBytes(StandardCharsets.UTF_8).length <= MAX_KEYWORD_BYTES) {
+      return value;
+    }
+    try {
+      return "sha256:"
+          + HexFormat.of()
+              .formatHex(
+                  MessageDigest.getInstance("SHA-256")
+                      .digest(value.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is always present", e);
+    }
+  }
+
+  // ---- searching
+
+  /** Runs {@code query}: one page of hits, the total, and what the next page needs. */
+  public SearchResult search(SearchQuery query) throws IOException {
+    IndexSearcher current = searchers.acquire();
+    try {
+      Statistics used = new Statistics();
+      Statistics frozen = query.frozen() == null ? null : query.frozen().statistics();
+      IndexSearcher searcher = new RankingSearcher(current.getIndexReader(), frozen, used);
+      Query filter = filter(query);
+      List<String> terms = List.of();
+      int truncated = 0;
+      if (query.text() != null) {
+        terms = TextAnalysis.terms(query.text());
+        if (terms.size() > MAX_QUERY_TERMS) {
+          truncated = terms.size() - MAX_QUERY_TERMS;
+          terms = terms.subList(0, MAX_QUERY_TERMS);
+        }
+      }
+      return switch (query.ranking()) {
+        case TEXT -> text(searcher, query, filter, terms, used, truncated);
+        case SEMANTIC -> semantic(searcher, query, filter, truncated);
+        case HYBRID -> hybrid(searcher, query, filter, terms, used, truncated);
+      };
+    } finally {
+      searchers.release(current);
+    }
+  }
+
+  private SearchResult text(
+      IndexSearcher searcher,
+      SearchQuery q,
+      Query filter,
+      List<String> terms,
+      Statistics used,
+      int truncated)
+      throws IOException {
+    Query query;
+    if (q.text() == null) {
+      query = filter;
+    } else if (terms.isEmpty()) {
+      return new SearchResult(List.of(), 0, false, new SearchQuery.Frozen(used, null), truncated);
+    } else {
+      query =
+          new BooleanQuery.Builder()
+              .add(textQuery(terms), Occur.MUST)
+              .add(filter, Occur.FILTER)
+              .build();
+    }
+    Sort sort = sort(q.order());
+    FieldDoc after = null;
+    if (q.after() != null) {
+      Object first =
+          q.order() == SearchQuery.Order.RELEVANCE
+              ? (Object) (float) q.after().value()
+              : (Object) (long) q.after().value();
+      after = new FieldDoc(Integer.MAX_VALUE, Float.NaN, new Object[] {first, q.after().rowKey()});
+    }
+    TopFieldDocs top =
+        searcher.search(
+            query, new TopFieldCollectorManager(sort, q.limit() + 1, after, Integer.MAX_VALUE));
+    List<SearchResult.Hit> hits = new ArrayList<>();
+    for (int i = 0; i < Math.min(q.limit(), top.scoreDocs.length); i++) {
+      FieldDoc doc = (FieldDoc) top.scoreDocs[i];
+      double value =
+          doc.fields[0] instanceof Float f ? f.doubleValue() : ((Long) doc.fields[0]).doubleValue();
+      hits.add(new SearchResult.Hit((Long) doc.fields[1], value));
+    }
+    return new SearchResult(
+        hits,
+        top.totalHits.value(),
+        top.scoreDocs.length > q.limit(),
+        new SearchQuery.Frozen(used, null),
+        truncated);
+  }
+
+  private static Sort sort(SearchQuery.Order order) {
+    SortField row =
+        new SortField(
+            ROW,
+            SortField.Type.LONG,
+            order != SearchQuery.Order.CREATED_ASC && order != SearchQuery.Order.UPDATED_ASC);
+    return switch (order) {
+      case RELEVANCE -> new Sort(SortField.FIELD_SCORE, row);
+      case UPDATED_DESC -> new Sort(new SortField(UPDATED, SortField.Type.LONG, true), row);
+      case UPDATED_ASC -> new Sort(new SortField(UPDATED, SortField.Type.LONG, false), row);
+      case CREATED_DESC -> new Sort(new SortField(CREATED, SortField.Type.LONG, true), row);
+      case CREATED_ASC -> new Sort(new SortField(CREATED, SortField.Type.LONG, false), row);
+    };
+  }
+
+  /** Any of the terms, each scored in the title, the tags and the content, weighted. */
+  private static Query textQuery(List<String> terms) {
+    BooleanQuery.Builder any = new BooleanQuery.Builder();
+    for (String term : terms) {
+      any.add(
+          new BooleanQuery.Builder()
+              .add(new BoostQuery(new TermQuery(new Term(TITLE, term)), TITLE_BOOST), Occur.SHOULD)
+              .add(new BoostQuery(new TermQuery(new Term(TAGS, term)), TAGS_BOOST), Occur.SHOULD)
+              .add(new TermQuery(new Term(CONTENT, term)), Occur.SHOULD)
+              .build(),
+          Occur.SHOULD);
+    }
+    return any.build();
+  }
+
+  private SearchResult semantic(IndexSearcher searcher, SearchQuery q, Query filter, int truncated)
+      throws IOException {
+    Map<Long, Double> dense = dense(searcher, q, filter, q.offset() + q.limit() + 1);
+    return page(q, dense, searcher.count(filter), null, truncated, dense.size() > q.offset());
+  }
+
+  private SearchResult hybrid(
+      IndexSearcher searcher,
+      SearchQuery q,
+      Query filter,
+      List<String> terms,
+      Statistics used,
+      int truncated)
+      throws IOException {
+    int depth = Math.max(HYBRID_DEPTH, q.offset() + q.limit() + 1);
+    Map<Long, Double> lexical = new LinkedHashMap<>();
+    if (!terms.isEmpty()) {
+      Query query =
+          new BooleanQuery.Builder()
+              .add(textQuery(terms), Occur.MUST)
+              .add(filter, Occur.FILTER)
+              .build();
+      TopFieldDocs top =
+          searcher.search(
+              query, new TopFieldCollectorManager(sort(SearchQuery.Order.RELEVANCE), depth, 0));
+      for (ScoreDoc hit : top.scoreDocs) {
+        FieldDoc doc = (FieldDoc) hit;
+        lexical.put((Long) doc.fields[1], ((Float) doc.fields[0]).doubleValue());
+      }
+    }
+    Map<Long, Double> dense = dense(searcher, q, filter, depth);
+    double[] bounds =
+        q.frozen() != null && q.frozen().bounds() != null
+            ? q.frozen().bounds()
+            : new double[] {
+              min(lexical, HYBRID_DEPTH), max(lexical), min(dense, HYBRID_DEPTH), max(dense)
+            };
+    Map<Long, Double> fused = new HashMap<>();
+    for (Map.Entry<Long, Double> e : lexical.entrySet()) {
+      fused.merge(e.getKey(), 0.5 * normalise(e.getValue(), bounds[0], bounds[1]), Double::sum);
+    }
+    for (Map.Entry<Long, Double> e : dense.entrySet()) {
+      fused.merge(e.getKey(), 0.5 * normalise(e.getValue(), bounds[2], bounds[3]), Double::sum);
+    }
+    return page(q, fused, searcher.count(filter), bounds, truncated, true);
+  }
+
+  /** The top {@code k} records by closeness of their embedding, among those the filter passes. */
+  private Map<Long, Double> dense(IndexSearcher searcher, SearchQuery q, Query filter, int k)
+      throws IOException {
+    if (q.vector() == null) {
+      throw new IllegalArgumentException("a semantic ranking needs the query's vector");
+    }
+    Map<Long, Double> scores = new LinkedHashMap<>();
+    if (!hasVectors(searcher)) {
+      return scores;
+    }
+    TopDocs top = searcher.search(new KnnFloatVectorQuery(VECTOR, q.vector(), k, filter), k);
+    List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+    for (ScoreDoc hit : top.scoreDocs) {
+      scores.put(rowKey(leaves, hit.doc), (double) hit.score);
+    }
+    return scores;
+  }
+
+  private static boolean hasVectors(IndexSearcher searcher) {
+    for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+      if (leaf.reader().getFieldInfos().fieldInfo(VECTOR) != null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static long rowKey(List<LeafReaderContext> leaves, int doc) throws IOException {
+    LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
+    NumericDocValues rows = leaf.reader().getNumericDocValues(ROW);
+    if (rows == null || !rows.advanceExact(doc - leaf.docBase)) {
+      throw new IllegalStateException("a document without a row key");
+    }
+    return rows.longValue();
+  }
+
+  /** The page after {@code q.after()} of {@code scores}, best first, ties by row key. */
+  private static SearchResult page(
+      SearchQuery q,
+      Map<Long, Double> scores,
+      long total,
+      double[] bounds,
+      int truncated,
+      boolean mayHaveMore) {
+    List<Map.Entry<Long, Double>> ranked = new ArrayList<>(scores.entrySet());
+    Comparator<Map.Entry<Long, Double>> best =
+        Comparator.<Map.Entry<Long, Double>>comparingDouble(Map.Entry::getValue)
+            .thenComparingLong(Map.Entry::getKey)
+            .reversed();
+    ranked.sort(best);
+    List<SearchResult.Hit> hits = new ArrayList<>();
+    boolean more = false;
+    for (Map.Entry<Long, Double> e : ranked) {
+      if (q.after() != null && !isAfter(e.getValue(), e.getKey(), q.after())) {
+        continue;
+      }
+      if (hits.size() == q.limit()) {
+        more = mayHaveMore;
+        break;
+      }
+      hits.add(new SearchResult.Hit(e.getKey(), e.getValue()));
+    }
+    return new SearchResult(
+        hits, total, more, new SearchQuery.Frozen(new Statistics(), bounds), truncated);
+  }
+
+  private static boolean isAfter(double value, long row, SearchQuery.After after) {
+    return value < after.value() || (value == after.value() && row < after.rowKey());
+  }
+
+  private static double min(Map<Long, Double> scores, int within) {
+    double min = Double.POSITIVE_INFINITY;
+    int seen = 0;
+    for (double v : scores.values()) {
+      if (seen++ == within) {
+        break;
+      }
+      min = Math.min(min, v);
+    }
+    return scores.isEmpty() ? 0 : min;
+  }
+
+  private static double max(Map<Long, Double> scores) {
+    return scores.values().stream().mapToDouble(Double::doubleValue).max().orElse(0);
+  }
+
+  /** Min–max normalisation into [0, 1]; a single score (min = max) counts fully. */
+  private static double normalise(double value, double min, double max) {
+    if (max <= min) {
+      return value >= max ? 1 : 0;
+    }
+    return Math.max(0, Math.min(1, (value - min) / (max - min)));
+  }
+
+  private static Query filter(SearchQuery q) {
+    BooleanQuery.Builder all = new BooleanQuery.Builder();
+    Query byScope = q.scopes().isEmpty() ? null : termsQuery(SCOPE, q.scopes());
+    Query byPairs = null;
+    if (q.requiredPairs() != null) {
+      BooleanQuery.Builder pairs = new BooleanQuery.Builder();
+      for (String pair : q.requiredPairs()) {
+        pairs.add(new TermQuery(new Term(PAIR, keyword(pair))), Occur.FILTER);
+      }
+      byPairs = pairs.build();
+    }
+    if (byScope != null && byPairs != null) {
+      all.add(
+          new BooleanQuery.Builder()
+              .add(byScope, Occur.SHOULD)
+              .add(byPairs, Occur.SHOULD)
+              .setMinimumNumberShouldMatch(1)
+              .build(),
+          Occur.FILTER);
+    } else if (byScope != null || byPairs != null) {
+      all.add(byScope != null ? byScope : byPairs, Occur.FILTER);
+    } else {
+      all.add(MatchAllDocsQuery.INSTANCE, Occur.FILTER);
+    }
+    if (!q.ids().isEmpty()) {
+      all.add(termsQuery(ID, q.ids()), Occur.FILTER);
+    }
+    if (!q.types().isEmpty()) {
+      all.add(termsQuery(TYPE, q.types()), Occur.FILTER);
+    }
+    if (!q.tags().isEmpty()) {
+      if (q.anyTag()) {
+        all.add(termsQuery(TAG, q.tags()), Occur.FILTER);
+      } else {
+        for (String tag : q.tags()) {
+          all.add(new TermQuery(new Term(TAG, keyword(tag))), Occur.FILTER);
+        }
+      }
+    }
+    for (String field : q.fields()) {
+      all.add(new TermQuery(new Term(FIELD, keyword(field))), Occur.FILTER);
+    }
+    if (q.createdAfter() != null) {
+      all.add(atLeast(CREATED, q.createdAfter(), 1), Occur.FILTER);
+    }
+    if (q.createdBefore() != null) {
+      all.add(atMost(CREATED, q.createdBefore(), 1), Occur.FILTER);
+    }
+    if (q.updatedAfter() != null) {
+      all.add(atLeast(UPDATED, q.updatedAfter(), 1), Occur.FILTER);
+    }
+    if (q.mark() != Long.MAX_VALUE) {
+      all.add(atMost(CREATED_SEQ, q.mark(), 0), Occur.FILTER);
+    }
+    return all.build();
+  }
+
+  private static Query atLeast(String field, long bound, int exclusive) {
+    return LongPoint.newRangeQuery(
+        field, bound == Long.MAX_VALUE ? bound : bound + exclusive, Long.MAX_VALUE);
+  }
+
+  private static Query atMost(String field, long bound, int exclusive) {
+    return LongPoint.newRangeQuery(
+        field, Long.MIN_VALUE, bound == Long.MIN_VALUE ? bound : bound - exclusive);
+  }
+
+  private static Query termsQuery(String field, java.util.Collection<String> values) {
+    if (values.size() == 1) {
+      return new TermQuery(new Term(field, keyword(values.iterator().next())));
+    }
+    List<BytesRef> terms = new ArrayList<>(values.size());
+    for (String value : values) {
+      terms.add(new BytesRef(keyword(value)));
+    }
+    return new TermInSetQuery(field, terms);
+  }
+
+  /**
+   * A searcher that ranks with given statistics where it has them (a later page), and records the
+   * ones it used (for the pages after).
+   */
+  private static final class RankingSearcher extends IndexSearcher {
+    private final Statistics frozen;
+    private final Statistics used;
+
+    RankingSearcher(IndexReader reader, Statistics frozen, Statistics used) {
+      super(reader);
+      this.frozen = frozen;
+      this.used = used;
+    }
+
+    @Override
+    public CollectionStatistics collectionStatistics(String field) throws IOException {
+      CollectionStatistics statistics = frozen == null ? null : frozen.collection(field);
+      if (statistics == null) {
+        statistics = super.collectionStatistics(field);
+      }
+      if (statistics != null) {
+        used.record(statistics);
+      }
+      return statistics;
+    }
+
+    @Override
+    public TermStatistics termStatistics(Term term, int docFreq, long totalTermFreq)
+        throws IOException {
+      TermStatistics statistics = frozen == null ? null : frozen.term(term);
+      if (statistics == null) {
+        statistics = super.termStatistics(term, docFreq, totalTermFreq);
+      }
+      if (statistics != null) {
+        used.record(term, statistics);
+      }
+      return statistics;
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      searchers.close();
+      writer.close();
+    } finally {
+      directory.close();
+    }
+  }
+}

@@ -1,0 +1,122 @@
+package dev.sgm.search;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class SearchIndexTest {
+  private static IndexedRecord record(long row, String scope, String type, String content) {
+    return new IndexedRecord(
+        scope + ":" + row,
+        row,
+        scope,
+        List.of(scope),
+        "r" + row,
+        type,
+        List.of(),
+        List.of(),
+        null,
+        content,
+        row,
+        row,
+        row,
+        1,
+        null);
+  }
+
+  private static SearchQuery query(
+      String scope,
+      String text,
+      int limit,
+      SearchQuery.After after,
+      SearchQuery.Frozen frozen,
+      List<String> types) {
+    return new SearchQuery(
+        Set.of(scope),
+        null,
+        List.of(),
+        types,
+        List.of(),
+        false,
+        List.of(),
+        null,
+        null,
+        null,
+        Long.MAX_VALUE,
+        text,
+        SearchQuery.Ranking.TEXT,
+        null,
+        SearchQuery.Order.RELEVANCE,
+        limit,
+        0,
+        after,
+        frozen);
+  }
+
+  @Test
+  void analysisStemsDropsFunctionWordsAndKeepsIdentifiers() {
+    assertEquals(List.of("build", "tool", "us"), TextAnalysis.terms("What build tools do we use?"));
+    assertEquals(List.of("connect", "pool"), TextAnalysis.terms("connections pooling"));
+    assertEquals(
+        List.of("hikaricp", "user_id", "v1.2"), TextAnalysis.terms("HikariCP user_id v1.2"));
+    assertEquals(List.of("what", "is", "it"), TextAnalysis.terms("what is it"));
+  }
+
+  @Test
+  void ranksAnyTermMatchesFiltersInsideAndPagesStably() throws Exception {
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      index.put(record(1, "p=a", "note", "The build uses Maven and the wrapper"));
+      index.put(record(2, "p=a", "note", "Maven"));
+      index.put(record(3, "p=a", "fact", "We had pizza"));
+      index.put(record(4, "p=b", "note", "The build uses Maven"));
+      for (int i = 10; i < 40; i++) {
+        index.put(record(i, "p=a", i % 2 == 0 ? "fact" : "note", "maven build number " + i));
+      }
+      index.refresh();
+      SearchResult all =
+          index.search(query("p=a", "which build tool uses maven", 100, null, null, List.of()));
+      assertEquals(32, all.total());
+      assertFalse(all.hits().stream().anyMatch(h -> h.rowKey() == 4 || h.rowKey() == 3));
+      for (int i = 1; i < all.hits().size(); i++) {
+        assertTrue(all.hits().get(i - 1).value() >= all.hits().get(i).value());
+      }
+      SearchResult facts = index.search(query("p=a", "maven", 5, null, null, List.of("fact")));
+      assertEquals(5, facts.hits().size());
+      assertEquals(15, facts.total());
+      // Paging with the first page's statistics while matching records arrive elsewhere.
+      SearchResult first = index.search(query("p=a", "maven build", 10, null, null, List.of()));
+      for (int i = 100; i < 200; i++) {
+        index.put(record(i, "p=z", "note", "maven maven build"));
+      }
+      index.refresh();
+      SearchResult.Hit last = first.hits().get(first.hits().size() - 1);
+      SearchResult second =
+          index.search(
+              query(
+                  "p=a",
+                  "maven build",
+                  100,
+                  new SearchQuery.After(last.value(), last.rowKey()),
+                  first.frozen(),
+                  List.of()));
+      SearchResult whole =
+          index.search(query("p=a", "maven build", 100, null, first.frozen(), List.of()));
+      assertEquals(whole.hits().subList(10, whole.hits().size()), second.hits());
+      String encoded = first.frozen().statistics().encode();
+      SearchResult again =
+          index.search(
+              query(
+                  "p=a",
+                  "maven build",
+                  100,
+                  new SearchQuery.After(last.value(), last.rowKey()),
+                  new SearchQuery.Frozen(Statistics.decode(encoded), null),
+                  List.of()));
+      assertEquals(second.hits(), again.hits());
+    }
+  }
+}
