@@ -5,6 +5,7 @@
  */
 module dev.sgm.core {
   requires transitive dev.sgm.api;
+  requires dev.sgm.search;
   requires java.sql;
   requires com.h2database;
   requires dagger;
@@ -17,6 +18,7 @@ module dev.sgm.core {
   uses dev.sgm.api.spi.ProfileProvider;
   uses dev.sgm.api.spi.TransportProvider;
   uses dev.sgm.api.spi.StorageProvider;
+  uses dev.sgm.api.spi.EmbedderProvider;
 
   provides dev.sgm.api.spi.StorageProvider with
       dev.sgm.core.H2StorageProvider;

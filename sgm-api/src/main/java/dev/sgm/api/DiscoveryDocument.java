@@ -9,6 +9,9 @@ import java.util.Map;
  * The capability discovery document: protocol versions, the implementation, the capabilities
  * assembled from the plugins present and enabled, each profile's features, the scope model,
  * reference support and limits.
+ *
+ * @param retrieval how text is searched: the modes offered, the default, the embedding model, and
+ *     the state of the search index
  */
 public record DiscoveryDocument(
     ProtocolVersion protocolVersion,
@@ -19,7 +22,8 @@ public record DiscoveryDocument(
     Map<String, List<String>> profileFeatures,
     List<ReferenceKind> referenceKinds,
     long maxRecordBytes,
-    int maxPageSize) {
+    int maxPageSize,
+    ObjectNode retrieval) {
 
   /** A reference kind and whether this implementation resolves it. */
   public record ReferenceKind(String kind, boolean resolvable) {}
@@ -30,6 +34,21 @@ public record DiscoveryDocument(
     profileFeatures =
         java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(profileFeatures));
     referenceKinds = List.copyOf(referenceKinds);
+  }
+
+  /** This document with another {@code retrieval} object (the index's state changes). */
+  public DiscoveryDocument withRetrieval(ObjectNode value) {
+    return new DiscoveryDocument(
+        protocolVersion,
+        supportedVersions,
+        implementation,
+        implementationVersion,
+        capabilities,
+        profileFeatures,
+        referenceKinds,
+        maxRecordBytes,
+        maxPageSize,
+        value);
   }
 
   /** True when the named capability is advertised. */
@@ -58,6 +77,9 @@ public record DiscoveryDocument(
     references.put("resolvable", referenceKinds.stream().anyMatch(ReferenceKind::resolvable));
     ArrayNode kinds = references.putArray("kinds");
     referenceKinds.forEach(k -> kinds.add(k.kind()));
+    if (retrieval != null) {
+      json.set("retrieval", retrieval);
+    }
     ObjectNode limits = json.putObject("limits");
     limits.put("max_record_bytes", maxRecordBytes);
     limits.put("max_page_size", maxPageSize);

@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
  * The {@code retrieve} operation's query. Only {@code scope} is required; every other criterion
  * narrows the result. See {@code docs/spec/retrieval.md} for the semantics of each.
  *
+ * @param mode how {@code text} ranks records, or null for the server's default
  * @param filter equality on scalar leaves of {@code data} and {@code metadata}, keyed by dotted
  *     path
  * @param limit the page size, 1 to {@link #MAX_LIMIT}
@@ -28,6 +29,7 @@ public record RetrieveQuery(
     List<String> tags,
     TagsMode tagsMode,
     String text,
+    Mode mode,
     Map<String, JsonNode> filter,
     Instant createdAfter,
     Instant createdBefore,
@@ -49,6 +51,17 @@ public record RetrieveQuery(
   public enum TagsMode {
     ALL,
     ANY
+  }
+
+  /** How a text query ranks records: by words, by meaning, or both. */
+  public enum Mode {
+    TEXT,
+    SEMANTIC,
+    HYBRID;
+
+    public String wireName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
   }
 
   /** The sort key of the result. */
@@ -104,6 +117,10 @@ public record RetrieveQuery(
         throw SgmException.invalidRequest("text", "must not be blank");
       }
       b.text(text);
+    }
+    String rankBy = r.optionalString("mode");
+    if (rankBy != null) {
+      b.mode(parseEnum(Mode.class, rankBy, "mode"));
     }
     ObjectNode filter = r.optionalObject("filter");
     if (filter != null) {
@@ -170,6 +187,9 @@ public record RetrieveQuery(
     if (text != null) {
       json.put("text", text);
     }
+    if (mode != null) {
+      json.put("mode", mode.wireName());
+    }
     if (!filter.isEmpty()) {
       ObjectNode f = json.putObject("filter");
       filter.forEach(f::set);
@@ -201,6 +221,7 @@ public record RetrieveQuery(
     private List<String> tags = List.of();
     private TagsMode tagsMode = TagsMode.ALL;
     private String text;
+    private Mode mode;
     private Map<String, JsonNode> filter = new LinkedHashMap<>();
     private Instant createdAfter;
     private Instant createdBefore;
@@ -241,6 +262,11 @@ public record RetrieveQuery(
 
     public Builder text(String value) {
       text = value;
+      return this;
+    }
+
+    public Builder mode(Mode value) {
+      mode = value;
       return this;
     }
 
@@ -306,6 +332,7 @@ public record RetrieveQuery(
           tags,
           tagsMode,
           text,
+          mode,
           filter,
           createdAfter,
           createdBefore,

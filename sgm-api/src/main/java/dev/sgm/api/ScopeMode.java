@@ -18,6 +18,16 @@ public enum ScopeMode {
     return name().toLowerCase(Locale.ROOT);
   }
 
+  /** Whether a query in {@code queried} with this mode covers a record in {@code record}. */
+  public boolean covers(Scope queried, Scope record) {
+    return switch (this) {
+      case EXACT -> record.equals(queried);
+      case DESCENDANTS -> queried.contains(record);
+      case ANCESTORS -> record.contains(queried);
+      case LINEAGE -> queried.contains(record) || record.contains(queried);
+    };
+  }
+
   /** The mode with this wire name, or {@code invalid_request} listing the modes. */
   public static ScopeMode fromWireName(String name) {
     for (ScopeMode mode : values()) {

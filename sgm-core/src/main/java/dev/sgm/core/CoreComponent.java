@@ -17,6 +17,8 @@ interface CoreComponent {
 
   Storage storage();
 
+  SearchFollower search();
+
   /** Creates the graph for one runtime. */
   @Component.Factory
   interface Factory {

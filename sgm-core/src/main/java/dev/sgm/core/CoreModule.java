@@ -14,6 +14,8 @@ import dev.sgm.api.RetrieveResult;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.SgmService;
 import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.Embedder;
+import dev.sgm.api.spi.EmbedderProvider;
 import dev.sgm.api.spi.ProfileContext;
 import dev.sgm.api.spi.ProfileProvider;
 import dev.sgm.api.spi.RecordWriter;
@@ -58,6 +60,38 @@ final class CoreModule {
   @ElementsIntoSet
   static Set<StorageProvider> storageProviders() {
     return new LinkedHashSet<>(PluginLoader.load(StorageProvider.class));
+  }
+
+  @Provides
+  @ElementsIntoSet
+  static Set<EmbedderProvider> embedderProviders() {
+    return new LinkedHashSet<>(PluginLoader.load(EmbedderProvider.class));
+  }
+
+  /**
+   * The search index's follower, with the first active embedding model (by order), if any. The
+   * index lives beside the data ({@code data.dir/index}), or in memory with an in-memory store.
+   */
+  @Provides
+  @Singleton
+  static SearchFollower search(Config config, Storage storage, Set<EmbedderProvider> embedders) {
+    List<EmbedderProvider> active =
+        PluginLoader.select("embedder", "sgm-embedding-", embedders, config);
+    Path dataDir = Path.of(config.get(ConfigLoader.DATA_DIR, "."));
+    Embedder embedder = null;
+    if (!active.isEmpty()) {
+      EmbedderProvider chosen = active.get(0);
+      embedder = chosen.create(config, () -> dataDir);
+      LOG.log(
+          System.Logger.Level.INFO,
+          "embedding model: {0} ({1} dimensions), from {2}",
+          embedder.model(),
+          embedder.dimensions(),
+          chosen.name());
+    }
+    Path indexDir =
+        config.getBoolean(ConfigLoader.STORAGE_MEMORY, false) ? null : dataDir.resolve("index");
+    return new SearchFollower(storage, indexDir, embedder);
   }
 
   @Provides
@@ -157,7 +191,8 @@ final class CoreModule {
         plugins.profileFeatures(),
         List.of(new DiscoveryDocument.ReferenceKind(dev.sgm.api.ContentReference.KIND, true)),
         validator.maxRecordBytes(),
-        RetrieveQuery.MAX_LIMIT);
+        RetrieveQuery.MAX_LIMIT,
+        null);
   }
 
   private static Properties implementation() {
@@ -176,10 +211,11 @@ final class CoreModule {
   @Singleton
   static Engine engine(
       Storage storage,
+      SearchFollower search,
       RecordValidator validator,
       ActivePlugins plugins,
       Clock clock,
       DiscoveryDocument discovery) {
-    return new Engine(storage, validator, new RecordIndexer(), plugins, clock, discovery);
+    return new Engine(storage, search, validator, new RecordIndexer(), plugins, clock, discovery);
   }
 }

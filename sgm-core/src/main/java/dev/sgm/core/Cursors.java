@@ -1,23 +1,110 @@
 package dev.sgm.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Json;
 import dev.sgm.api.RetrieveQuery;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.StorageQuery.Position;
+import dev.sgm.search.SearchQuery;
+import dev.sgm.search.Statistics;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
 /**
  * Opaque paging cursors: the last row's position, the paging mark taken on the first page, and a
- * fingerprint of the query, so a cursor cannot be replayed against a different query.
+ * fingerprint of the query, so a cursor cannot be replayed against a different query. A relevance
+ * cursor also carries what keeps later pages ranked as the first: the text statistics and the
+ * hybrid normalisation bounds of the first page.
  */
 final class Cursors {
   private static final int FORMAT = 1;
+  private static final int RELEVANCE_FORMAT = 2;
 
   /** A decoded cursor. */
   record Cursor(Position after, long mark) {}
+
+  /** A decoded relevance cursor. */
+  record Relevance(long mark, SearchQuery.After after, int offset, SearchQuery.Frozen frozen) {}
+
+  static String encodeRelevance(
+      RetrieveQuery query,
+      long mark,
+      SearchQuery.After after,
+      int offset,
+      SearchQuery.Frozen frozen) {
+    ObjectNode json = Json.object();
+    json.put("v", RELEVANCE_FORMAT);
+    json.put("m", mark);
+    json.put("s", after.value());
+    json.put("k", after.rowKey());
+    json.put("o", offset);
+    if (frozen != null) {
+      json.put("t", frozen.statistics().encode());
+      if (frozen.bounds() != null) {
+        ArrayNode bounds = json.putArray("b");
+        for (double b : frozen.bounds()) {
+          bounds.add(b);
+        }
+      }
+    }
+    json.put("q", fingerprint(query));
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(Json.writeBytes(json));
+  }
+
+  static Relevance decodeRelevance(RetrieveQuery query) {
+    JsonNode json = parse(query.cursor());
+    if (json.path("v").asInt() != RELEVANCE_FORMAT
+        || !json.path("m").isIntegralNumber()
+        || !json.path("s").isNumber()
+        || !json.path("k").isIntegralNumber()
+        || !json.path("o").canConvertToInt()
+        || json.path("o").asInt() < 0) {
+      throw notOurs();
+    }
+    checkFingerprint(query, json);
+    SearchQuery.Frozen frozen = null;
+    if (json.has("t")) {
+      try {
+        double[] bounds = null;
+        if (json.path("b").isArray() && json.path("b").size() == 4) {
+          bounds = new double[4];
+          for (int i = 0; i < 4; i++) {
+            bounds[i] = json.path("b").get(i).asDouble();
+          }
+        }
+        frozen = new SearchQuery.Frozen(Statistics.decode(json.path("t").asText()), bounds);
+      } catch (IllegalArgumentException e) {
+        throw notOurs();
+      }
+    }
+    return new Relevance(
+        json.path("m").longValue(),
+        new SearchQuery.After(json.path("s").asDouble(), json.path("k").longValue()),
+        json.path("o").asInt(),
+        frozen);
+  }
+
+  private static JsonNode parse(String cursor) {
+    try {
+      return Json.parse(new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8));
+    } catch (IllegalArgumentException | SgmException e) {
+      throw notOurs();
+    }
+  }
+
+  private static SgmException notOurs() {
+    return SgmException.invalidRequest("cursor", "is not a cursor this server issued");
+  }
+
+  private static void checkFingerprint(RetrieveQuery query, JsonNode json) {
+    if (!fingerprint(query).equals(json.path("q").asText())) {
+      throw SgmException.invalidRequest(
+          "cursor",
+          "belongs to a different query; send the same query with only the cursor (and limit) changed");
+    }
+  }
 
   private Cursors() {}
 
@@ -32,24 +119,14 @@ final class Cursors {
   }
 
   static Cursor decode(RetrieveQuery query) {
-    String cursor = query.cursor();
-    JsonNode json;
-    try {
-      json = Json.parse(new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8));
-    } catch (IllegalArgumentException | SgmException e) {
-      throw SgmException.invalidRequest("cursor", "is not a cursor this server issued");
-    }
+    JsonNode json = parse(query.cursor());
     if (json.path("v").asInt() != FORMAT
         || !json.path("m").isIntegralNumber()
         || !json.path("s").isIntegralNumber()
         || !json.path("k").isIntegralNumber()) {
-      throw SgmException.invalidRequest("cursor", "is not a cursor this server issued");
+      throw notOurs();
     }
-    if (!fingerprint(query).equals(json.path("q").asText())) {
-      throw SgmException.invalidRequest(
-          "cursor",
-          "belongs to a different query; send the same query with only the cursor (and limit) changed");
-    }
+    checkFingerprint(query, json);
     return new Cursor(
         new Position(json.path("s").longValue(), json.path("k").longValue()),
         json.path("m").longValue());

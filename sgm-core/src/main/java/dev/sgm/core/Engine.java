@@ -1,6 +1,7 @@
 package dev.sgm.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
 import dev.sgm.api.BatchStoreResult;
@@ -28,6 +29,8 @@ import dev.sgm.api.StoreRequest;
 import dev.sgm.api.StoreResult;
 import dev.sgm.api.StoredContent;
 import dev.sgm.api.Timestamps;
+import dev.sgm.api.spi.Change;
+import dev.sgm.api.spi.Embedder;
 import dev.sgm.api.spi.Profile;
 import dev.sgm.api.spi.ProfileOperation;
 import dev.sgm.api.spi.RecordIndex;
@@ -38,16 +41,21 @@ import dev.sgm.api.spi.StoragePage;
 import dev.sgm.api.spi.StorageQuery;
 import dev.sgm.api.spi.StorageTransaction;
 import dev.sgm.api.spi.StoredRecord;
-import dev.sgm.api.spi.VersionEntry;
+import dev.sgm.api.spi.WriteLog;
+import dev.sgm.search.SearchIndex;
+import dev.sgm.search.SearchQuery;
+import dev.sgm.search.SearchResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -59,7 +67,13 @@ final class Engine implements SgmService {
   private static final List<String> CORE_OPERATIONS =
       List.of("discover", "store", "store_batch", "read", "retrieve", "delete", "put_content");
 
+  private static final System.Logger LOG = System.getLogger(Engine.class.getName());
+
+  /** The longest query text given to the embedding model. */
+  static final int MAX_EMBEDDED_QUERY_CHARS = 2000;
+
   private final Storage storage;
+  private final SearchFollower search;
   private final RecordValidator validator;
   private final RecordIndexer indexer;
   private final ActivePlugins plugins;
@@ -68,12 +82,14 @@ final class Engine implements SgmService {
 
   Engine(
       Storage storage,
+      SearchFollower search,
       RecordValidator validator,
       RecordIndexer indexer,
       ActivePlugins plugins,
       Clock clock,
       DiscoveryDocument discovery) {
     this.storage = storage;
+    this.search = search;
     this.validator = validator;
     this.indexer = indexer;
     this.plugins = plugins;
@@ -83,7 +99,7 @@ final class Engine implements SgmService {
 
   @Override
   public DiscoveryDocument discover(Caller caller, DiscoverRequest request) {
-    DiscoveryDocument document = discovery;
+    DiscoveryDocument document = discovery.withRetrieval(retrievalDescription());
     if (!request.acceptVersions().isEmpty()) {
       boolean compatible = false;
       for (String accepted : request.acceptVersions()) {
@@ -103,6 +119,33 @@ final class Engine implements SgmService {
       }
     }
     return document;
+  }
+
+  /** Discovery's {@code retrieval} object: the modes, the default, the model, the index's state. */
+  private ObjectNode retrievalDescription() {
+    ObjectNode json = Json.object();
+    Embedder embedder = search.embedder();
+    ArrayNode modes = json.putArray("modes");
+    modes.add(RetrieveQuery.Mode.TEXT.wireName());
+    if (embedder != null) {
+      modes.add(RetrieveQuery.Mode.SEMANTIC.wireName());
+      modes.add(RetrieveQuery.Mode.HYBRID.wireName());
+    }
+    json.put(
+        "default_mode",
+        (embedder != null ? RetrieveQuery.Mode.HYBRID : RetrieveQuery.Mode.TEXT).wireName());
+    if (embedder != null) {
+      json.putObject("embedding")
+          .put("model", embedder.model())
+          .put("dimensions", embedder.dimensions())
+          .put(
+              "lag",
+              "records are embedded after their store returns: semantic search finds a record once"
+                  + " it is embedded (pending_embeddings says how many wait), lexical search at"
+                  + " once");
+    }
+    json.set("index", search.describe());
+    return json;
   }
 
   @Override
@@ -211,30 +254,18 @@ final class Engine implements SgmService {
     record.put("updated_at", nowText);
     Instant createdAt = Timestamps.tryParse(record.get("created_at").textValue());
     String document = Json.write(record);
-    long seq =
-        tx.put(
-            new StoredRecord(
-                scope,
-                id,
-                record.get("type").textValue(),
-                version,
-                Timestamps.toMicros(createdAt),
-                Timestamps.toMicros(now),
-                false,
-                document,
-                indexer.index(record)));
-    if (plugins.keepsHistory()) {
-      tx.appendVersion(
-          new VersionEntry(
-              scope,
-              id,
-              version,
-              seq,
-              Timestamps.toMicros(now),
-              writerName(caller, record),
-              false,
-              document));
-    }
+    tx.put(
+        StoredRecord.toWrite(
+            scope,
+            id,
+            record.get("type").textValue(),
+            version,
+            Timestamps.toMicros(createdAt),
+            Timestamps.toMicros(now),
+            false,
+            document,
+            indexer.index(record)),
+        new WriteLog(Change.Kind.STORED, writerName(caller, record), plugins.keepsHistory()));
     MemoryRecord stored = MemoryRecord.of(record);
     Profile owner = plugins.ownerOf(stored.type());
     if (owner != null) {
@@ -349,20 +380,16 @@ final class Engine implements SgmService {
 
   @Override
   public RetrieveResult retrieve(Caller caller, RetrieveQuery query) {
-    List<String> terms = List.of();
-    RetrieveQuery.OrderBy orderBy = query.orderBy();
     if (query.text() != null) {
-      terms = List.copyOf(new LinkedHashSet<>(RecordIndexer.terms(query.text())));
+      return relevance(query);
     }
-    if (terms.isEmpty() && orderBy == RetrieveQuery.OrderBy.RELEVANCE) {
-      // Nothing to score by: every record scores the same, so the tie-breaker order applies.
-      orderBy = RetrieveQuery.OrderBy.UPDATED_AT;
-    }
-    List<FieldValue> filters = new ArrayList<>();
-    for (Map.Entry<String, JsonNode> e : query.filter().entrySet()) {
-      filters.add(new FieldValue(e.getKey(), RecordIndexer.normalise(e.getValue())));
-    }
+    List<FieldValue> filters = filters(query);
     Cursors.Cursor cursor = query.cursor() == null ? null : Cursors.decode(query);
+    // Without text there is nothing to score by: relevance falls back to the tie-breaker order.
+    RetrieveQuery.OrderBy orderBy =
+        query.orderBy() == RetrieveQuery.OrderBy.RELEVANCE
+            ? RetrieveQuery.OrderBy.UPDATED_AT
+            : query.orderBy();
     StoragePage page =
         storage.query(
             new StorageQuery(
@@ -372,7 +399,6 @@ final class Engine implements SgmService {
                 query.types(),
                 query.tags(),
                 query.tagsMode() == RetrieveQuery.TagsMode.ANY,
-                terms,
                 filters,
                 micros(query.createdAfter()),
                 micros(query.createdBefore()),
@@ -395,6 +421,155 @@ final class Engine implements SgmService {
     return new RetrieveResult(records, page.total(), next);
   }
 
+  private static List<FieldValue> filters(RetrieveQuery query) {
+    List<FieldValue> filters = new ArrayList<>();
+    for (Map.Entry<String, JsonNode> e : query.filter().entrySet()) {
+      filters.add(new FieldValue(e.getKey(), RecordIndexer.normalise(e.getValue())));
+    }
+    return filters;
+  }
+
+  /**
+   * A text query, answered by the search index: every other criterion filters inside the index
+   * query, the index ranks, and the page's records are read from storage.
+   */
+  private RetrieveResult relevance(RetrieveQuery query) {
+    Embedder embedder = search.embedder();
+    RetrieveQuery.Mode mode = query.mode();
+    if (mode == null) {
+      mode = embedder != null ? RetrieveQuery.Mode.HYBRID : RetrieveQuery.Mode.TEXT;
+    }
+    if (mode != RetrieveQuery.Mode.TEXT && embedder == null) {
+      throw new SgmException(
+          ErrorCode.UNSUPPORTED_CAPABILITY,
+          "mode "
+              + mode.wireName()
+              + " needs an embedding model, and none is active here; put an embedder plugin"
+              + " (sgm-embedding-bge) in plugins/, or ask with mode text",
+          List.of(new FieldError("mode", "no embedding model is active")));
+    }
+    boolean byRelevance = query.orderBy() == RetrieveQuery.OrderBy.RELEVANCE;
+    if (!byRelevance) {
+      // Ordered by time, the text selects the records (any analysed word) and time orders them.
+      mode = RetrieveQuery.Mode.TEXT;
+    }
+    Cursors.Relevance cursor = query.cursor() == null ? null : Cursors.decodeRelevance(query);
+    long mark = cursor != null ? cursor.mark() : storage.committedSequence();
+    search.awaitVisible(mark);
+    // A model reads a few hundred words at most; a longer text would only cost time.
+    String asked = query.text();
+    boolean cut = asked.length() > MAX_EMBEDDED_QUERY_CHARS;
+    float[] vector =
+        mode == RetrieveQuery.Mode.TEXT
+            ? null
+            : embedder.embedQuery(cut ? asked.substring(0, MAX_EMBEDDED_QUERY_CHARS) : asked);
+    Set<String> scopes = new LinkedHashSet<>();
+    List<String> pairs = null;
+    switch (query.scopeMode()) {
+      case EXACT -> scopes.add(query.scope().canonical());
+      case ANCESTORS -> query.scope().selfAndAncestors().forEach(s -> scopes.add(s.canonical()));
+      case DESCENDANTS -> pairs = query.scope().canonicalPairs();
+      case LINEAGE -> {
+        query.scope().selfAndAncestors().forEach(s -> scopes.add(s.canonical()));
+        pairs = query.scope().canonicalPairs();
+      }
+    }
+    List<String> fields = new ArrayList<>();
+    for (FieldValue filter : filters(query)) {
+      fields.add(SearchFollower.fieldKey(filter));
+    }
+    SearchQuery.Order order =
+        switch (query.orderBy()) {
+          case RELEVANCE -> SearchQuery.Order.RELEVANCE;
+          case UPDATED_AT ->
+              query.ascending() ? SearchQuery.Order.UPDATED_ASC : SearchQuery.Order.UPDATED_DESC;
+          case CREATED_AT ->
+              query.ascending() ? SearchQuery.Order.CREATED_ASC : SearchQuery.Order.CREATED_DESC;
+        };
+    SearchResult result =
+        search.search(
+            new SearchQuery(
+                scopes,
+                pairs,
+                query.ids(),
+                query.types(),
+                query.tags(),
+                query.tagsMode() == RetrieveQuery.TagsMode.ANY,
+                fields,
+                micros(query.createdAfter()),
+                micros(query.createdBefore()),
+                micros(query.updatedAfter()),
+                mark,
+                query.text(),
+                SearchQuery.Ranking.valueOf(mode.name()),
+                vector,
+                order,
+                query.limit(),
+                cursor == null ? 0 : cursor.offset(),
+                cursor == null ? null : cursor.after(),
+                cursor == null ? null : cursor.frozen()));
+    Map<Long, StoredRecord> rows = new HashMap<>();
+    for (StoredRecord row :
+        storage.live(result.hits().stream().map(SearchResult.Hit::rowKey).toList())) {
+      rows.put(row.rowKey(), row);
+    }
+    List<MemoryRecord> records = new ArrayList<>(result.hits().size());
+    List<Double> scores = new ArrayList<>(result.hits().size());
+    for (SearchResult.Hit hit : result.hits()) {
+      StoredRecord row = rows.get(hit.rowKey());
+      if (row == null) {
+        continue; // deleted since the index answered
+      }
+      if (!query.scopeMode().covers(query.scope(), row.scope())) {
+        LOG.log(
+            System.Logger.Level.ERROR,
+            "the search index returned "
+                + row.scope().qualify(row.id())
+                + " outside the query's"
+                + " scope; left out");
+        continue;
+      }
+      records.add(MemoryRecord.ofStoredText(row.document()));
+      scores.add(hit.value());
+    }
+    String next = null;
+    if (result.more() && !result.hits().isEmpty()) {
+      SearchResult.Hit last = result.hits().get(result.hits().size() - 1);
+      next =
+          Cursors.encodeRelevance(
+              query,
+              mark,
+              new SearchQuery.After(last.value(), last.rowKey()),
+              (cursor == null ? 0 : cursor.offset()) + result.hits().size(),
+              result.frozen());
+    }
+    ObjectNode retrieval = Json.object();
+    retrieval.put("mode", mode.wireName());
+    if (mode != RetrieveQuery.Mode.TEXT) {
+      int pending = search.pendingEmbeddings();
+      if (pending > 0) {
+        // Semantic search cannot find these yet; lexical search can.
+        retrieval.put("pending_embeddings", pending);
+      }
+    }
+    if (cut && vector != null) {
+      retrieval.put(
+          "text_embedded",
+          "the first " + MAX_EMBEDDED_QUERY_CHARS + " characters of the text were embedded");
+    }
+    if (result.truncatedTerms() > 0) {
+      retrieval.put(
+          "text_truncated",
+          "searched the first "
+              + SearchIndex.MAX_QUERY_TERMS
+              + " distinct words of the text; "
+              + result.truncatedTerms()
+              + " more were left out");
+    }
+    return new RetrieveResult(
+        records, result.total(), next, byRelevance ? scores : null, retrieval);
+  }
+
   private static Long micros(Instant instant) {
     return instant == null ? null : Timestamps.toMicros(instant);
   }
@@ -414,34 +589,25 @@ final class Engine implements SgmService {
     if (expectedVersion != null && live.version() != expectedVersion) {
       throw versionConflict(expectedVersion, scope, id, live.version());
     }
+    String writer = caller.principal().orElse(caller.origin());
     if (!plugins.keepsHistory()) {
-      tx.remove(scope, id);
+      tx.remove(scope, id, new WriteLog(Change.Kind.DELETED, writer, false));
       return new DeleteResult(false);
     }
     long now = Timestamps.toMicros(clock.instant());
-    long seq =
-        tx.put(
-            new StoredRecord(
-                live.scope(),
-                live.id(),
-                live.type(),
-                live.version(),
-                live.createdMicros(),
-                now,
-                true,
-                live.document(),
-                // A hidden row matches no query, so it keeps no index entries.
-                new RecordIndex(List.of(), Map.of(), List.of())));
-    tx.appendVersion(
-        new VersionEntry(
-            scope,
-            id,
+    tx.put(
+        StoredRecord.toWrite(
+            live.scope(),
+            live.id(),
+            live.type(),
             live.version(),
-            seq,
+            live.createdMicros(),
             now,
-            caller.principal().orElse(caller.origin()),
             true,
-            live.document()));
+            live.document(),
+            // A hidden row matches no query, so it keeps no index entries.
+            RecordIndex.NONE),
+        new WriteLog(Change.Kind.DELETED, writer, true));
     return new DeleteResult(true);
   }
 

@@ -14,46 +14,21 @@ import java.util.List;
  * Translates a {@link StorageQuery} into the SQL of the embedded store. Every value is a bind
  * parameter; only fixed fragments are concatenated.
  *
- * <p>A query without text is one count and one keyset page over {@code records}. A text query runs
- * in steps instead of one join: the scope's term postings give the matches and their scores, the
- * record criteria are checked on those keys, and the page is ranked from them. A join would leave
- * the join order to H2's statistics, and one order (the aggregate once per record of the scope) is
- * a hundred times slower.
+ * <p>A query is one count and one keyset page over {@code records}. (Text queries go to the search
+ * index, not here.)
  */
 final class H2Query {
   private final StorageQuery query;
   private final String where;
   private final List<Object> whereParams;
-  private final String termsSql;
-  private final List<Object> termsParams;
 
-  private H2Query(
-      StorageQuery query,
-      String where,
-      List<Object> whereParams,
-      String termsSql,
-      List<Object> termsParams) {
+  private H2Query(StorageQuery query, String where, List<Object> whereParams) {
     this.query = query;
     this.where = where;
     this.whereParams = whereParams;
-    this.termsSql = termsSql;
-    this.termsParams = termsParams;
   }
 
   static H2Query build(StorageQuery q, long mark) {
-    String termsSql = null;
-    List<Object> termsParams = new ArrayList<>();
-    if (!q.terms().isEmpty()) {
-      // Every term must be present; the score is the sum of the record's weights for them.
-      termsSql =
-          "SELECT pk, SUM(weight) FROM record_terms WHERE "
-              + scopeCondition("scope_key", q.scope(), q.scopeMode(), termsParams)
-              + " AND term IN ("
-              + placeholders(q.terms().size())
-              + ") GROUP BY pk HAVING COUNT(*) = ?";
-      termsParams.addAll(q.terms());
-      termsParams.add(q.terms().size());
-    }
     List<Object> params = new ArrayList<>();
     StringBuilder where = new StringBuilder(" WHERE r.deleted = FALSE AND r.created_seq <= ?");
     params.add(mark);
@@ -105,7 +80,7 @@ final class H2Query {
       where.append(" AND r.updated_us > ?");
       params.add(q.updatedAfterMicros());
     }
-    return new H2Query(q, where.toString(), params, termsSql, termsParams);
+    return new H2Query(q, where.toString(), params);
   }
 
   /** The condition that {@code column} holds a scope the query covers; adds its parameters. */
@@ -136,12 +111,6 @@ final class H2Query {
   private static String placeholders(int n) {
     return String.join(", ", Collections.nCopies(n, "?"));
   }
-
-  boolean isText() {
-    return termsSql != null;
-  }
-
-  // ---- queries without text
 
   private String sortColumn() {
     return switch (query.orderBy()) {
@@ -196,32 +165,6 @@ final class H2Query {
       ps.setLong(next++, query.after().rowKey());
     }
     ps.setInt(next, query.limit());
-  }
-
-  // ---- text queries
-
-  /** Selects (pk, score) of every record in the scope holding every term. */
-  String matchesSql() {
-    return termsSql;
-  }
-
-  void bindMatches(PreparedStatement ps) throws SQLException {
-    bind(ps, 1, termsParams);
-  }
-
-  /** Selects the keys, among the given ones, of the records that meet every other criterion. */
-  String passingSql() {
-    return "SELECT r.pk FROM records r" + where + " AND r.pk = ANY(?)";
-  }
-
-  void bindPassing(PreparedStatement ps, Long[] keys) throws SQLException {
-    int next = bind(ps, 1, whereParams);
-    ps.setObject(next, keys);
-  }
-
-  /** Selects (pk, doc) of the given keys. */
-  static String documentsSql() {
-    return "SELECT pk, doc FROM records WHERE pk = ANY(?)";
   }
 
   private static int bind(PreparedStatement ps, int index, List<Object> params)

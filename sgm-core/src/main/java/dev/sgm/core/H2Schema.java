@@ -58,7 +58,16 @@ final class H2Schema {
                   + " PRIMARY KEY (scope_key, id, seq))",
               "CREATE TABLE snapshots (scope_key VARCHAR(4200) NOT NULL, name VARCHAR(256) NOT NULL,"
                   + " descendants BOOLEAN NOT NULL, seq BIGINT NOT NULL, created_us BIGINT NOT NULL,"
-                  + " created_by VARCHAR(1100) NOT NULL, PRIMARY KEY (scope_key, name))"));
+                  + " created_by VARCHAR(1100) NOT NULL, PRIMARY KEY (scope_key, name))"),
+          // 3: the commit-ordered change log that derived state follows (the search index
+          // replaces the term postings), and the store's identity.
+          List.of(
+              "CREATE TABLE changes (seq BIGINT PRIMARY KEY, scope_key VARCHAR(4200) NOT NULL,"
+                  + " id VARCHAR(1100) NOT NULL, kind VARCHAR(16) NOT NULL, type VARCHAR(64) NOT NULL,"
+                  + " version BIGINT NOT NULL, agent VARCHAR(1100) NOT NULL, at_us BIGINT NOT NULL)",
+              "DROP TABLE record_terms",
+              "CREATE TABLE sgm_meta (name VARCHAR(64) PRIMARY KEY, val VARCHAR(1100) NOT NULL)",
+              "INSERT INTO sgm_meta(name, val) VALUES ('identity', RANDOM_UUID())"));
 
   private H2Schema() {}
 

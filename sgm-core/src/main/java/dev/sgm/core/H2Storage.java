@@ -6,6 +6,8 @@ import dev.sgm.api.Scope;
 import dev.sgm.api.ScopeMode;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.StoredContent;
+import dev.sgm.api.spi.Change;
+import dev.sgm.api.spi.ChangeBatch;
 import dev.sgm.api.spi.RecordIndex;
 import dev.sgm.api.spi.SnapshotEntry;
 import dev.sgm.api.spi.Storage;
@@ -15,13 +17,14 @@ import dev.sgm.api.spi.StorageQuery.Position;
 import dev.sgm.api.spi.StorageTransaction;
 import dev.sgm.api.spi.StoredRecord;
 import dev.sgm.api.spi.VersionEntry;
+import dev.sgm.api.spi.WriteLog;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -29,13 +32,18 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
 /**
  * The embedded H2 store. Every unit of work is one JDBC transaction; commits are written through
  * before they return ({@code WRITE_DELAY=0}), so an acknowledged store survives the process being
  * killed. Scopes are indexed by their pairs, so descendants are found without scanning records.
+ *
+ * <p>A transaction's writes get their sequence numbers as it is about to commit ({@link
+ * CommitSequence}), and its change-log and version-log entries are written then: so the sequence is
+ * in commit order, and a follower reading up to {@link #committedSequence()} sees whole
+ * transactions, never a later one before an earlier one.
  */
 final class H2Storage implements Storage {
   private static final System.Logger LOG = System.getLogger(H2Storage.class.getName());
@@ -46,8 +54,10 @@ final class H2Storage implements Storage {
 
   private final H2Connections connections;
   private final String description;
-  private final AtomicLong sequence;
+  private final CommitSequence sequence;
+  private final String identity;
   private final Set<String> indexedScopes = ConcurrentHashMap.newKeySet();
+  private final List<Runnable> commitListeners = new CopyOnWriteArrayList<>();
 
   H2Storage(String url, String description) {
     this.description = description;
@@ -56,7 +66,8 @@ final class H2Storage implements Storage {
       try (H2Connections.Lease lease = connections.lease()) {
         H2Schema.migrate(lease.connection());
       }
-      this.sequence = new AtomicLong(currentSequence());
+      this.sequence = new CommitSequence(lastSequence());
+      this.identity = readIdentity();
     } catch (SQLException e) {
       connections.close();
       if (e.getErrorCode() == org.h2.api.ErrorCode.DATABASE_ALREADY_OPEN_1
@@ -71,13 +82,49 @@ final class H2Storage implements Storage {
     }
   }
 
-  private long currentSequence() throws SQLException {
+  /** The highest sequence number any table holds: writes from before the change log included. */
+  private long lastSequence() throws SQLException {
     try (H2Connections.Lease lease = connections.lease();
         Statement s = lease.connection().createStatement();
-        ResultSet rs = s.executeQuery("SELECT COALESCE(MAX(seq), 0) FROM records")) {
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT GREATEST((SELECT COALESCE(MAX(seq), 0) FROM records),"
+                    + " (SELECT COALESCE(MAX(seq), 0) FROM changes),"
+                    + " (SELECT COALESCE(MAX(seq), 0) FROM record_versions))")) {
       rs.next();
       return rs.getLong(1);
     }
+  }
+
+  private String readIdentity() throws SQLException {
+    try (H2Connections.Lease lease = connections.lease();
+        Statement s = lease.connection().createStatement();
+        ResultSet rs = s.executeQuery("SELECT val FROM sgm_meta WHERE name = 'identity'")) {
+      if (!rs.next()) {
+        throw new SQLException("the store has no identity row in sgm_meta");
+      }
+      return rs.getString(1);
+    }
+  }
+
+  @Override
+  public String identity() {
+    return identity;
+  }
+
+  @Override
+  public long committedSequence() {
+    try {
+      return sequence.awaitSettled();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SgmException(ErrorCode.UNAVAILABLE, "interrupted while waiting for commits");
+    }
+  }
+
+  @Override
+  public void onCommit(Runnable listener) {
+    commitListeners.add(listener);
   }
 
   @Override
@@ -105,11 +152,21 @@ final class H2Storage implements Storage {
         Connection connection = lease.connection();
         connection.setAutoCommit(false);
         Tx tx = new Tx(connection);
+        CommitSequence.Range range = null;
         try {
           T result = work.apply(tx);
+          if (!tx.logged.isEmpty()) {
+            range = sequence.take(tx.logged.size());
+            tx.writeLogs(range.first());
+          }
           connection.commit();
           connection.setAutoCommit(true);
           indexedScopes.addAll(tx.newScopes);
+          if (range != null) {
+            sequence.settle(range);
+            range = null;
+            commitListeners.forEach(Runnable::run);
+          }
           return result;
         } catch (SqlFailure e) {
           rollback(connection);
@@ -123,6 +180,11 @@ final class H2Storage implements Storage {
           rollback(connection);
           if (!retryable(e) || attempt >= MAX_ATTEMPTS) {
             throw storageError(e);
+          }
+        } finally {
+          if (range != null) {
+            // Abandoned: the numbers are never used, and followers need not wait for them.
+            sequence.settle(range);
           }
         }
       } catch (SQLException e) {
@@ -172,6 +234,9 @@ final class H2Storage implements Storage {
     /** What this transaction read, so that a write can check nobody changed it since. */
     private final Map<String, Optional<StoredRecord>> read = new HashMap<>();
 
+    /** This transaction's writes, in order, to be numbered and logged as it commits. */
+    private final List<Logged> logged = new ArrayList<>();
+
     Tx(Connection connection) {
       this.connection = connection;
     }
@@ -188,9 +253,8 @@ final class H2Storage implements Storage {
     }
 
     @Override
-    public long put(StoredRecord record) {
+    public void put(StoredRecord record, WriteLog log) {
       try {
-        long seq = sequence.incrementAndGet();
         String scopeKey = record.scope().canonical();
         Optional<StoredRecord> seen = read.get(record.scope().qualify(record.id()));
         Long pk = null;
@@ -214,19 +278,19 @@ final class H2Storage implements Storage {
             throw concurrentChange();
           }
         }
+        boolean created;
         if (pk == null) {
+          created = true;
           try (PreparedStatement ps =
               connection.prepareStatement(
                   "INSERT INTO records(scope_key, id, type, version, created_us, updated_us,"
-                      + " created_seq, seq, deleted, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      + " created_seq, seq, deleted, doc) VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?)",
                   Statement.RETURN_GENERATED_KEYS)) {
             ps.setString(1, scopeKey);
             ps.setString(2, record.id());
             bindRow(ps, 3, record);
-            ps.setLong(7, seq);
-            ps.setLong(8, seq);
-            ps.setBoolean(9, record.deleted());
-            ps.setString(10, record.document());
+            ps.setBoolean(7, record.deleted());
+            ps.setString(8, record.document());
             ps.executeUpdate();
             try (ResultSet keys = ps.getGeneratedKeys()) {
               keys.next();
@@ -234,29 +298,26 @@ final class H2Storage implements Storage {
             }
           }
         } else {
+          // A row brought back from deletion counts as created now, for paging marks.
+          created = wasDeleted && !record.deleted();
           // Optimistic check on top of the row lock: the row must still be as this transaction read
           // it, otherwise the whole unit of work is retried against the new state.
           StoredRecord before = seen == null ? null : seen.get();
           try (PreparedStatement ps =
               connection.prepareStatement(
                   "UPDATE records SET type = ?, version = ?, created_us = ?, updated_us = ?,"
-                      + " created_seq = CASE WHEN ? THEN ? ELSE created_seq END, seq = ?,"
                       + " deleted = ?, doc = ? WHERE pk = ?"
                       + (seen == null
                           ? ""
                           : " AND version = ? AND deleted = ? AND updated_us = ?"))) {
             bindRow(ps, 1, record);
-            // A row brought back from deletion counts as created now, for paging marks.
-            ps.setBoolean(5, wasDeleted && !record.deleted());
-            ps.setLong(6, seq);
-            ps.setLong(7, seq);
-            ps.setBoolean(8, record.deleted());
-            ps.setString(9, record.document());
-            ps.setLong(10, pk);
+            ps.setBoolean(5, record.deleted());
+            ps.setString(6, record.document());
+            ps.setLong(7, pk);
             if (before != null) {
-              ps.setLong(11, before.version());
-              ps.setBoolean(12, before.deleted());
-              ps.setLong(13, before.updatedMicros());
+              ps.setLong(8, before.version());
+              ps.setBoolean(9, before.deleted());
+              ps.setLong(10, before.updatedMicros());
             }
             if (ps.executeUpdate() == 0) {
               throw concurrentChange();
@@ -266,9 +327,82 @@ final class H2Storage implements Storage {
         }
         writeIndex(pk, scopeKey, record.index());
         indexScope(record.scope());
-        return seq;
+        logged.add(
+            new Logged(
+                record.scope(),
+                record.id(),
+                record.type(),
+                record.version(),
+                record.updatedMicros(),
+                record.document(),
+                record.deleted(),
+                log,
+                pk,
+                created));
       } catch (SQLException e) {
         throw new SqlFailure(e);
+      }
+    }
+
+    /**
+     * Gives this transaction's writes their sequence numbers, from {@code first} on in the order
+     * they were made, and writes what their logs say: called as the transaction is about to commit.
+     */
+    void writeLogs(long first) throws SQLException {
+      try (PreparedStatement rows =
+              connection.prepareStatement(
+                  "UPDATE records SET seq = ?, created_seq = CASE WHEN ? THEN ? ELSE created_seq END"
+                      + " WHERE pk = ?");
+          PreparedStatement changes =
+              connection.prepareStatement(
+                  "INSERT INTO changes(seq, scope_key, id, kind, type, version, agent, at_us)"
+                      + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+          PreparedStatement versions =
+              connection.prepareStatement(
+                  "INSERT INTO record_versions(scope_key, id, seq, version, written_us, writer,"
+                      + " deleted, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+        long seq = first;
+        boolean anyRow = false;
+        boolean anyVersion = false;
+        for (Logged write : logged) {
+          if (write.pk() != null) {
+            rows.setLong(1, seq);
+            rows.setBoolean(2, write.created());
+            rows.setLong(3, seq);
+            rows.setLong(4, write.pk());
+            rows.addBatch();
+            anyRow = true;
+          }
+          changes.setLong(1, seq);
+          changes.setString(2, write.scope().canonical());
+          changes.setString(3, write.id());
+          changes.setString(4, write.log().kind().wireName());
+          changes.setString(5, write.type());
+          changes.setLong(6, write.version());
+          changes.setString(7, write.log().writer());
+          changes.setLong(8, write.micros());
+          changes.addBatch();
+          if (write.log().keepVersion()) {
+            versions.setString(1, write.scope().canonical());
+            versions.setString(2, write.id());
+            versions.setLong(3, seq);
+            versions.setLong(4, write.version());
+            versions.setLong(5, write.micros());
+            versions.setString(6, write.log().writer());
+            versions.setBoolean(7, write.deleted());
+            versions.setString(8, write.document());
+            versions.addBatch();
+            anyVersion = true;
+          }
+          seq++;
+        }
+        if (anyRow) {
+          rows.executeBatch();
+        }
+        changes.executeBatch();
+        if (anyVersion) {
+          versions.executeBatch();
+        }
       }
     }
 
@@ -280,48 +414,14 @@ final class H2Storage implements Storage {
               "scope_key", scope, descendants ? ScopeMode.DESCENDANTS : ScopeMode.EXACT, params);
       List<StoredRecord> rows = new ArrayList<>();
       try (PreparedStatement ps =
-          connection.prepareStatement(
-              "SELECT scope_key, id, type, version, created_us, updated_us, deleted, doc FROM records"
-                  + " WHERE "
-                  + condition
-                  + " ORDER BY pk")) {
+          connection.prepareStatement(ROW_COLUMNS + " WHERE " + condition + " ORDER BY pk")) {
         bindAll(ps, params);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
-            rows.add(
-                new StoredRecord(
-                    Scope.parseCanonical(rs.getString(1)),
-                    rs.getString(2),
-                    rs.getString(3),
-                    rs.getLong(4),
-                    rs.getLong(5),
-                    rs.getLong(6),
-                    rs.getBoolean(7),
-                    rs.getString(8),
-                    NOT_LOADED));
+            rows.add(row(rs, 1));
           }
         }
         return rows;
-      } catch (SQLException e) {
-        throw new SqlFailure(e);
-      }
-    }
-
-    @Override
-    public void appendVersion(VersionEntry entry) {
-      try (PreparedStatement ps =
-          connection.prepareStatement(
-              "INSERT INTO record_versions(scope_key, id, seq, version, written_us, writer, deleted, doc)"
-                  + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
-        ps.setString(1, entry.scope().canonical());
-        ps.setString(2, entry.id());
-        ps.setLong(3, entry.seq());
-        ps.setLong(4, entry.version());
-        ps.setLong(5, entry.writtenMicros());
-        ps.setString(6, entry.writer());
-        ps.setBoolean(7, entry.deleted());
-        ps.setString(8, entry.document());
-        ps.executeUpdate();
       } catch (SQLException e) {
         throw new SqlFailure(e);
       }
@@ -376,7 +476,7 @@ final class H2Storage implements Storage {
 
     @Override
     public long currentSequence() {
-      return sequence.get();
+      return committedSequence();
     }
 
     @Override
@@ -459,20 +559,6 @@ final class H2Storage implements Storage {
           ps.executeBatch();
         }
       }
-      if (!index.terms().isEmpty()) {
-        try (PreparedStatement ps =
-            connection.prepareStatement(
-                "INSERT INTO record_terms(scope_key, term, pk, weight) VALUES (?, ?, ?, ?)")) {
-          for (Map.Entry<String, Integer> term : index.terms().entrySet()) {
-            ps.setString(1, scopeKey);
-            ps.setString(2, term.getKey());
-            ps.setLong(3, pk);
-            ps.setInt(4, term.getValue());
-            ps.addBatch();
-          }
-          ps.executeBatch();
-        }
-      }
       if (!index.fields().isEmpty()) {
         try (PreparedStatement ps =
             connection.prepareStatement(
@@ -510,26 +596,31 @@ final class H2Storage implements Storage {
     }
 
     @Override
-    public void remove(Scope scope, String id) {
+    public void remove(Scope scope, String id, WriteLog log) {
       try {
-        Optional<Long> pk = Optional.empty();
-        try (PreparedStatement ps =
-            connection.prepareStatement("SELECT pk FROM records WHERE scope_key = ? AND id = ?")) {
-          ps.setString(1, scope.canonical());
-          ps.setString(2, id);
-          try (ResultSet rs = ps.executeQuery()) {
-            if (rs.next()) {
-              pk = Optional.of(rs.getLong(1));
-            }
-          }
+        StoredRecord row = null;
+        try (PreparedStatement ps = connection.prepareStatement(FIND)) {
+          row = find(ps, scope, id).orElse(null);
         }
-        if (pk.isPresent()) {
-          deleteIndex(connection, pk.get());
+        if (row != null) {
+          deleteIndex(connection, row.rowKey());
           try (PreparedStatement ps =
               connection.prepareStatement("DELETE FROM records WHERE pk = ?")) {
-            ps.setLong(1, pk.get());
+            ps.setLong(1, row.rowKey());
             ps.executeUpdate();
           }
+          logged.add(
+              new Logged(
+                  scope,
+                  id,
+                  row.type(),
+                  row.version(),
+                  row.updatedMicros(),
+                  row.document(),
+                  true,
+                  log,
+                  null,
+                  false));
         }
       } catch (SQLException e) {
         throw new SqlFailure(e);
@@ -537,8 +628,21 @@ final class H2Storage implements Storage {
     }
   }
 
+  /** One write of a transaction, waiting for its sequence number. */
+  private record Logged(
+      Scope scope,
+      String id,
+      String type,
+      long version,
+      long micros,
+      String document,
+      boolean deleted,
+      WriteLog log,
+      Long pk,
+      boolean created) {}
+
   private static void deleteIndex(Connection connection, long pk) throws SQLException {
-    for (String table : List.of("record_tags", "record_terms", "record_fields")) {
+    for (String table : List.of("record_tags", "record_fields")) {
       try (PreparedStatement ps =
           connection.prepareStatement("DELETE FROM " + table + " WHERE pk = ?")) {
         ps.setLong(1, pk);
@@ -548,7 +652,7 @@ final class H2Storage implements Storage {
   }
 
   private static final String FIND =
-      "SELECT type, version, created_us, updated_us, deleted, doc FROM records"
+      "SELECT type, version, created_us, updated_us, deleted, doc, pk, created_seq FROM records"
           + " WHERE scope_key = ? AND id = ?";
 
   private static final String VERSION_COLUMNS =
@@ -599,7 +703,25 @@ final class H2Storage implements Storage {
     }
   }
 
-  private static final RecordIndex NOT_LOADED = new RecordIndex(List.of(), Map.of(), List.of());
+  private static final String ROW_COLUMNS =
+      "SELECT scope_key, id, type, version, created_us, updated_us, deleted, doc, pk, created_seq"
+          + " FROM records";
+
+  /** A row read from {@link #ROW_COLUMNS}' columns, starting at column {@code first}. */
+  private static StoredRecord row(ResultSet rs, int first) throws SQLException {
+    return new StoredRecord(
+        Scope.parseCanonical(rs.getString(first)),
+        rs.getString(first + 1),
+        rs.getString(first + 2),
+        rs.getLong(first + 3),
+        rs.getLong(first + 4),
+        rs.getLong(first + 5),
+        rs.getBoolean(first + 6),
+        rs.getString(first + 7),
+        RecordIndex.NONE,
+        rs.getLong(first + 8),
+        rs.getLong(first + 9));
+  }
 
   private static Optional<StoredRecord> findForUpdate(Connection connection, Scope scope, String id)
       throws SQLException {
@@ -626,7 +748,9 @@ final class H2Storage implements Storage {
               rs.getLong(4),
               rs.getBoolean(5),
               rs.getString(6),
-              NOT_LOADED));
+              RecordIndex.NONE,
+              rs.getLong(7),
+              rs.getLong(8)));
     }
   }
 
@@ -641,12 +765,10 @@ final class H2Storage implements Storage {
 
   @Override
   public StoragePage query(StorageQuery query) {
-    long mark = query.mark() >= 0 ? query.mark() : sequence.get();
+    long mark = query.mark() >= 0 ? query.mark() : sequence.settled();
     H2Query sql = H2Query.build(query, mark);
     try (H2Connections.Lease lease = connections.lease()) {
-      return sql.isText()
-          ? textPage(lease.connection(), sql, query, mark)
-          : page(lease.connection(), sql, mark);
+      return page(lease.connection(), sql, mark);
     } catch (SQLException e) {
       throw storageError(e);
     }
@@ -677,65 +799,93 @@ final class H2Storage implements Storage {
     return new StoragePage(rows, total, mark);
   }
 
-  private static StoragePage textPage(
-      Connection connection, H2Query sql, StorageQuery query, long mark) throws SQLException {
-    Map<Long, Long> scores = new HashMap<>();
-    try (PreparedStatement ps = connection.prepareStatement(sql.matchesSql())) {
-      sql.bindMatches(ps);
+  @Override
+  public ChangeBatch changesAfter(long after, int limit) {
+    long through = sequence.settled();
+    List<Change> changes = new ArrayList<>();
+    try (H2Connections.Lease lease = connections.lease();
+        PreparedStatement ps =
+            lease
+                .connection()
+                .prepareStatement(
+                    "SELECT c.seq, c.kind, c.scope_key, c.id, r.scope_key, r.id, r.type, r.version,"
+                        + " r.created_us, r.updated_us, r.deleted, r.doc, r.pk, r.created_seq"
+                        + " FROM changes c LEFT JOIN records r ON r.scope_key = c.scope_key AND"
+                        + " r.id = c.id WHERE c.seq > ? AND c.seq <= ? ORDER BY c.seq LIMIT ?")) {
+      ps.setLong(1, after);
+      ps.setLong(2, through);
+      ps.setInt(3, limit);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          scores.put(rs.getLong(1), rs.getLong(2));
+          changes.add(
+              new Change(
+                  rs.getLong(1),
+                  Change.Kind.valueOf(rs.getString(2).toUpperCase(java.util.Locale.ROOT)),
+                  Scope.parseCanonical(rs.getString(3)),
+                  rs.getString(4),
+                  rs.getString(5) == null ? null : row(rs, 5)));
         }
       }
+    } catch (SQLException e) {
+      throw storageError(e);
     }
-    if (scores.isEmpty()) {
-      return new StoragePage(List.of(), 0, mark);
+    // A full batch may stop short of what is settled; the next one goes on from its last change.
+    long caughtUp = changes.size() == limit ? changes.get(changes.size() - 1).seq() : through;
+    return new ChangeBatch(changes, Math.max(after, caughtUp));
+  }
+
+  @Override
+  public List<StoredRecord> live(Collection<Long> rowKeys) {
+    if (rowKeys.isEmpty()) {
+      return List.of();
     }
-    List<Position> passing = new ArrayList<>();
-    try (PreparedStatement ps = connection.prepareStatement(sql.passingSql())) {
-      sql.bindPassing(ps, scores.keySet().toArray(Long[]::new));
+    List<StoredRecord> rows = new ArrayList<>(rowKeys.size());
+    try (H2Connections.Lease lease = connections.lease()) {
+      PreparedStatement ps = lease.cached(ROW_COLUMNS + " WHERE pk = ANY(?) AND deleted = FALSE");
+      ps.setObject(1, rowKeys.toArray(Long[]::new));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          long pk = rs.getLong(1);
-          passing.add(new Position(scores.get(pk), pk));
+          rows.add(row(rs, 1));
         }
       }
+    } catch (SQLException e) {
+      throw storageError(e);
     }
-    Comparator<Position> order =
-        Comparator.comparingLong(Position::sortValue).thenComparingLong(Position::rowKey);
-    if (!query.ascending()) {
-      order = order.reversed();
-    }
-    passing.sort(order);
-    Position after = query.after();
-    List<Position> page = new ArrayList<>(query.limit());
-    for (Position p : passing) {
-      if (page.size() == query.limit()) {
-        break;
-      }
-      if (after == null || order.compare(p, after) > 0) {
-        page.add(p);
-      }
-    }
-    Map<Long, String> documents = new HashMap<>();
-    if (!page.isEmpty()) {
-      try (PreparedStatement ps = connection.prepareStatement(H2Query.documentsSql())) {
-        ps.setObject(1, page.stream().map(Position::rowKey).toArray(Long[]::new));
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            documents.put(rs.getLong(1), rs.getString(2));
-          }
+    return rows;
+  }
+
+  @Override
+  public List<StoredRecord> scanLive(long afterRowKey, int limit) {
+    List<StoredRecord> rows = new ArrayList<>();
+    try (H2Connections.Lease lease = connections.lease();
+        PreparedStatement ps =
+            lease
+                .connection()
+                .prepareStatement(
+                    ROW_COLUMNS + " WHERE pk > ? AND deleted = FALSE ORDER BY pk LIMIT ?")) {
+      ps.setLong(1, afterRowKey);
+      ps.setInt(2, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          rows.add(row(rs, 1));
         }
       }
+    } catch (SQLException e) {
+      throw storageError(e);
     }
-    List<StoragePage.Row> rows = new ArrayList<>(page.size());
-    for (Position p : page) {
-      String document = documents.get(p.rowKey());
-      if (document != null) {
-        rows.add(new StoragePage.Row(document, p));
-      }
+    return rows;
+  }
+
+  @Override
+  public long countLive() {
+    try (H2Connections.Lease lease = connections.lease();
+        Statement s = lease.connection().createStatement();
+        ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM records WHERE deleted = FALSE")) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw storageError(e);
     }
-    return new StoragePage(rows, passing.size(), mark);
   }
 
   @Override

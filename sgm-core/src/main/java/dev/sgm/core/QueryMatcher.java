@@ -4,47 +4,50 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.MemoryRecord;
 import dev.sgm.api.RetrieveQuery;
 import dev.sgm.api.RetrieveResult;
-import dev.sgm.api.Scope;
 import dev.sgm.api.Timestamps;
 import dev.sgm.api.spi.RecordIndex;
 import dev.sgm.api.spi.StorageQuery.Position;
+import dev.sgm.api.spi.StoredRecord;
+import dev.sgm.search.SearchIndex;
+import dev.sgm.search.SearchQuery;
+import dev.sgm.search.SearchResult;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * A retrieve over records held in memory, for past states that are not in the live index
- * (snapshots). It derives every criterion from {@link RecordIndexer}, as the store's index is, so a
- * record matches here exactly when it would match in the store. Past states do not change, so pages
- * are cut by offset.
+ * (snapshots). It derives every criterion from {@link RecordIndexer}, as the store's index is, and
+ * ranks text with the same analysis and scoring as the search index (an index of the candidates
+ * made for the query), so a record matches here exactly when it would match in the store. Past
+ * states do not change, so pages are cut by offset.
  */
 final class QueryMatcher {
   private final RetrieveQuery query;
   private final RecordIndexer indexer = new RecordIndexer();
-  private final List<String> terms;
 
   QueryMatcher(RetrieveQuery query) {
     this.query = query;
-    this.terms =
-        query.text() == null
-            ? List.of()
-            : List.copyOf(new LinkedHashSet<>(RecordIndexer.terms(query.text())));
   }
 
-  private record Match(MemoryRecord record, long sortValue, long createdMicros, String key) {}
+  private record Match(MemoryRecord record, double sortValue, long createdMicros, String key) {}
 
   RetrieveResult page(List<MemoryRecord> candidates) {
+    Map<Integer, Double> textScores = query.text() == null ? null : textScores(candidates);
     List<Match> matches = new ArrayList<>();
-    for (MemoryRecord record : candidates) {
-      Long score = score(record);
-      if (score != null) {
-        long sort =
+    for (int i = 0; i < candidates.size(); i++) {
+      MemoryRecord record = candidates.get(i);
+      Double text = textScores == null ? Double.valueOf(0) : textScores.get(i);
+      if (text != null && matches(record)) {
+        double sort =
             switch (query.orderBy()) {
-              case RELEVANCE -> terms.isEmpty() ? micros(record.updatedAt()) : score;
+              case RELEVANCE -> textScores == null ? micros(record.updatedAt()) : text;
               case CREATED_AT -> micros(record.createdAt());
               case UPDATED_AT -> micros(record.updatedAt());
             };
@@ -52,7 +55,7 @@ final class QueryMatcher {
       }
     }
     Comparator<Match> order =
-        Comparator.comparingLong(Match::sortValue)
+        Comparator.comparingDouble(Match::sortValue)
             .thenComparingLong(Match::createdMicros)
             .thenComparing(Match::key);
     matches.sort(query.ascending() ? order : order.reversed());
@@ -66,20 +69,63 @@ final class QueryMatcher {
     return new RetrieveResult(page, matches.size(), next);
   }
 
-  /** The record's text score when it matches every criterion (0 without text), else null. */
-  private Long score(MemoryRecord record) {
-    Scope scope = record.scope();
-    boolean inScope =
-        switch (query.scopeMode()) {
-          case EXACT -> scope.equals(query.scope());
-          case DESCENDANTS -> query.scope().contains(scope);
-          case ANCESTORS -> scope.contains(query.scope());
-          case LINEAGE -> query.scope().contains(scope) || scope.contains(query.scope());
-        };
-    if (!inScope
+  /** The text score of each candidate (by position) that matches the query's text. */
+  private Map<Integer, Double> textScores(List<MemoryRecord> candidates) {
+    Map<Integer, Double> scores = new HashMap<>();
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      for (int i = 0; i < candidates.size(); i++) {
+        MemoryRecord record = candidates.get(i);
+        StoredRecord row =
+            new StoredRecord(
+                record.scope(),
+                record.id(),
+                record.type(),
+                record.version(),
+                micros(record.createdAt()),
+                micros(record.updatedAt()),
+                false,
+                record.text(),
+                RecordIndex.NONE,
+                i + 1,
+                0);
+        index.put(SearchFollower.indexed(row, record.view(), null));
+      }
+      index.refresh();
+      SearchResult found =
+          index.search(
+              new SearchQuery(
+                  Set.of(),
+                  null,
+                  List.of(),
+                  List.of(),
+                  List.of(),
+                  false,
+                  List.of(),
+                  null,
+                  null,
+                  null,
+                  Long.MAX_VALUE,
+                  query.text(),
+                  SearchQuery.Ranking.TEXT,
+                  null,
+                  SearchQuery.Order.RELEVANCE,
+                  Math.max(1, candidates.size()),
+                  0,
+                  null,
+                  null));
+      found.hits().forEach(hit -> scores.put((int) hit.rowKey() - 1, hit.value()));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return scores;
+  }
+
+  /** Whether the record meets every criterion but the text. */
+  private boolean matches(MemoryRecord record) {
+    if (!query.scopeMode().covers(query.scope(), record.scope())
         || (!query.ids().isEmpty() && !query.ids().contains(record.id()))
         || (!query.types().isEmpty() && !query.types().contains(record.type()))) {
-      return null;
+      return false;
     }
     RecordIndex index = indexer.index(record.view());
     if (!query.tags().isEmpty()) {
@@ -90,7 +136,7 @@ final class QueryMatcher {
             case ANY -> query.tags().stream().anyMatch(tags::contains);
           };
       if (!tagged) {
-        return null;
+        return false;
       }
     }
     if (!query.filter().isEmpty()) {
@@ -99,26 +145,15 @@ final class QueryMatcher {
         if (!fields.contains(
             new RecordIndex.FieldValue(
                 filter.getKey(), RecordIndexer.normalise(filter.getValue())))) {
-          return null;
+          return false;
         }
       }
     }
     long created = micros(record.createdAt());
     long updated = micros(record.updatedAt());
-    if ((query.createdAfter() != null && created <= Timestamps.toMicros(query.createdAfter()))
-        || (query.createdBefore() != null && created >= Timestamps.toMicros(query.createdBefore()))
-        || (query.updatedAfter() != null && updated <= Timestamps.toMicros(query.updatedAfter()))) {
-      return null;
-    }
-    long score = 0;
-    for (String term : terms) {
-      Integer weight = index.terms().get(term);
-      if (weight == null) {
-        return null;
-      }
-      score += weight;
-    }
-    return score;
+    return (query.createdAfter() == null || created > Timestamps.toMicros(query.createdAfter()))
+        && (query.createdBefore() == null || created < Timestamps.toMicros(query.createdBefore()))
+        && (query.updatedAfter() == null || updated > Timestamps.toMicros(query.updatedAfter()));
   }
 
   private static long micros(java.time.Instant instant) {

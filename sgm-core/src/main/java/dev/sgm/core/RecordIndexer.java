@@ -11,87 +11,30 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
- * Derives what storage indexes from a record: tags, weighted full-text terms, and the scalar leaves
- * of {@code data} and {@code metadata}. Query criteria are normalised here too, so a query always
+ * Derives what storage and the search index filter a record by: its tags and the scalar leaves of
+ * {@code data} and {@code metadata}. Query criteria are normalised here too, so a query always
  * speaks the index's language.
  */
 final class RecordIndexer {
-  /** The longest term kept; longer runs of letters are cut. */
-  static final int MAX_TERM_LENGTH = 64;
-
   /** Bounds the index rows of one record. */
-  static final int MAX_TERMS = 10_000;
-
   static final int MAX_FIELDS = 1_000;
+
   static final int MAX_FIELD_DEPTH = 16;
 
   /** Longer values are indexed by hash, so equality still works without huge index rows. */
   static final int MAX_FIELD_VALUE_LENGTH = 200;
 
-  private static final int TITLE_WEIGHT = 3;
-  private static final int TAG_WEIGHT = 2;
-  private static final int CONTENT_WEIGHT = 1;
-
   RecordIndex index(ObjectNode record) {
     List<String> tags = new ArrayList<>(new LinkedHashSet<>(stringList(record.get("tags"))));
-    Map<String, Integer> raw = new LinkedHashMap<>();
-    int[] total = {0};
-    addTerms(raw, total, text(record.get("title")), TITLE_WEIGHT);
-    for (String tag : tags) {
-      addTerms(raw, total, tag, TAG_WEIGHT);
-    }
-    addTerms(raw, total, text(record.get("content")), CONTENT_WEIGHT);
-    // Length normalisation: the same words in a shorter record score higher. Integer weights keep
-    // sums exact, which paging by score relies on.
-    double norm = Math.sqrt(1.0 + total[0]);
-    Map<String, Integer> terms = new LinkedHashMap<>();
-    raw.forEach(
-        (term, weight) -> terms.put(term, (int) Math.max(1, Math.round(1000.0 * weight / norm))));
     List<FieldValue> fields = new ArrayList<>();
     addFields(fields, "data", record.get("data"), 0);
     addFields(fields, "metadata", record.get("metadata"), 0);
-    return new RecordIndex(tags, terms, fields);
-  }
-
-  private static void addTerms(Map<String, Integer> terms, int[] total, String text, int weight) {
-    if (text == null) {
-      return;
-    }
-    for (String term : terms(text)) {
-      total[0] += weight;
-      if (terms.size() < MAX_TERMS || terms.containsKey(term)) {
-        terms.merge(term, weight, Integer::sum);
-      }
-    }
-  }
-
-  /**
-   * Splits text into lowercase terms at every character that is neither a letter nor a digit. Kept
-   * in one place: records and queries must be split alike.
-   */
-  static List<String> terms(String text) {
-    List<String> out = new ArrayList<>();
-    int start = -1;
-    for (int i = 0; i <= text.length(); ) {
-      int cp = i < text.length() ? text.codePointAt(i) : ' ';
-      boolean word = i < text.length() && Character.isLetterOrDigit(cp);
-      if (word && start < 0) {
-        start = i;
-      } else if (!word && start >= 0) {
-        String term = text.substring(start, i).toLowerCase(Locale.ROOT);
-        out.add(term.length() > MAX_TERM_LENGTH ? term.substring(0, MAX_TERM_LENGTH) : term);
-        start = -1;
-      }
-      i += i < text.length() ? Character.charCount(cp) : 1;
-    }
-    return out;
+    return new RecordIndex(tags, fields);
   }
 
   private static void addFields(List<FieldValue> out, String path, JsonNode node, int depth) {
@@ -145,10 +88,6 @@ final class RecordIndexer {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is always present", e);
     }
-  }
-
-  private static String text(JsonNode node) {
-    return node != null && node.isTextual() ? node.textValue() : null;
   }
 
   private static List<String> stringList(JsonNode node) {

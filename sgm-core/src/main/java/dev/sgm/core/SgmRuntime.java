@@ -42,6 +42,7 @@ public final class SgmRuntime implements AutoCloseable {
     CoreComponent graph = DaggerCoreComponent.factory().create(config, clock);
     graph.storage();
     graph.engine();
+    graph.search().start();
     return new SgmRuntime(graph, config);
   }
 
@@ -58,6 +59,20 @@ public final class SgmRuntime implements AutoCloseable {
   /** Where the data lives, for people to read. */
   public String storageDescription() {
     return graph.storage().describe();
+  }
+
+  /** Progress of long work: how much is done of how much. */
+  @FunctionalInterface
+  public interface Progress {
+    void report(long done, long total);
+  }
+
+  /**
+   * Rebuilds the search index from storage (it is derived state: nothing stored is touched), and
+   * returns once the index answers again; text queries wait meanwhile, other queries do not.
+   */
+  public void reindex(Progress progress) {
+    graph.search().reindex(progress);
   }
 
   /** Creates and starts every enabled transport; returns them in start order. */
@@ -81,6 +96,11 @@ public final class SgmRuntime implements AutoCloseable {
       started.get(i).close();
     }
     started.clear();
+    SearchFollower search = graph.search();
+    search.close();
+    if (search.embedder() != null) {
+      search.embedder().close();
+    }
     graph.storage().close();
   }
 }

@@ -62,16 +62,4 @@ public record IndexedRecord(
         version,
         value);
   }
-
-  /** The text an embedding model reads: the title, then the content. */
-  public String embeddingText() {
-    StringBuilder text = new StringBuilder();
-    if (title != null && !title.isBlank()) {
-      text.append(title).append('\n');
-    }
-    if (content != null) {
-      text.append(content);
-    }
-    return text.toString();
-  }
 }

@@ -18,7 +18,6 @@ import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.NumericDocValuesField;
-import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.IndexReader;
@@ -31,8 +30,8 @@ import org.apache.lucene.index.Term;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause.Occur;
 import org.apache.lucene.search.BooleanQuery;
-import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.CollectionStatistics;
+import org.apache.lucene.search.CombinedFieldQuery;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
@@ -66,10 +65,10 @@ public final class SearchIndex implements AutoCloseable {
   /** How deep each candidate list of a hybrid search reaches on a first page. */
   public static final int HYBRID_DEPTH = 100;
 
-  /** The weights of a term found in the title, the tags and the content. */
-  static final float TITLE_BOOST = 3f;
+  /** How many times a word in the title, and in the tags, counts as often as one in the content. */
+  static final float TITLE_WEIGHT = 3f;
 
-  static final float TAGS_BOOST = 2f;
+  static final float TAGS_WEIGHT = 2f;
 
   private static final String KEY = "key";
   private static final String ROW = "row";
@@ -82,7 +81,6 @@ public final class SearchIndex implements AutoCloseable {
   private static final String CREATED = "created";
   private static final String UPDATED = "updated";
   private static final String CREATED_SEQ = "cseq";
-  private static final String VERSION = "version";
   private static final String TITLE = "title";
   private static final String TAGS = "tags";
   private static final String CONTENT = "content";
@@ -177,8 +175,8 @@ public final class SearchIndex implements AutoCloseable {
     }
   }
 
-  /** The keys of the visible records that have no embedding yet. */
-  public List<String> keysWithoutVector() throws IOException {
+  /** The row keys of the visible records that have no embedding yet. */
+  public List<Long> rowsWithoutVector() throws IOException {
     IndexSearcher searcher = searchers.acquire();
     try {
       Query query =
@@ -186,12 +184,13 @@ public final class SearchIndex implements AutoCloseable {
               .add(MatchAllDocsQuery.INSTANCE, Occur.FILTER)
               .add(new TermQuery(new Term(HAS_VECTOR, "y")), Occur.MUST_NOT)
               .build();
-      List<String> keys = new ArrayList<>();
+      List<Long> rows = new ArrayList<>();
       int max = Math.max(1, searcher.getIndexReader().maxDoc());
+      List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
       for (ScoreDoc hit : searcher.search(query, max).scoreDocs) {
-        keys.add(searcher.storedFields().document(hit.doc).get(KEY));
+        rows.add(rowKey(leaves, hit.doc));
       }
-      return keys;
+      return rows;
     } finally {
       searchers.release(searcher);
     }
@@ -199,9 +198,8 @@ public final class SearchIndex implements AutoCloseable {
 
   private static Document document(IndexedRecord r) {
     Document doc = new Document();
-    doc.add(new StringField(KEY, r.key(), Field.Store.YES));
+    doc.add(new StringField(KEY, r.key(), Field.Store.NO));
     doc.add(new NumericDocValuesField(ROW, r.rowKey()));
-    doc.add(new StoredField(ROW, r.rowKey()));
     doc.add(new StringField(SCOPE, keyword(r.scope()), Field.Store.NO));
     for (String pair : r.scopePairs()) {
       doc.add(new StringField(PAIR, keyword(pair), Field.Store.NO));
@@ -219,7 +217,6 @@ public final class SearchIndex implements AutoCloseable {
     doc.add(new LongPoint(UPDATED, r.updatedMicros()));
     doc.add(new NumericDocValuesField(UPDATED, r.updatedMicros()));
     doc.add(new LongPoint(CREATED_SEQ, r.createdSeq()));
-    doc.add(new StoredField(VERSION, r.version()));
     if (r.title() != null) {
       doc.add(new TextField(TITLE, r.title(), Field.Store.NO));
     }
@@ -344,15 +341,20 @@ public final class SearchIndex implements AutoCloseable {
     };
   }
 
-  /** Any of the terms, each scored in the title, the tags and the content, weighted. */
+  /**
+   * Any of the terms, each scored over the title, the tags and the content as one weighted field
+   * (BM25F): a word in the title counts as three in the content. Scoring each field on its own
+   * would weigh a title word by the title field's own rarity statistics, which can cancel the
+   * weight when few records have titles.
+   */
   private static Query textQuery(List<String> terms) {
     BooleanQuery.Builder any = new BooleanQuery.Builder();
     for (String term : terms) {
       any.add(
-          new BooleanQuery.Builder()
-              .add(new BoostQuery(new TermQuery(new Term(TITLE, term)), TITLE_BOOST), Occur.SHOULD)
-              .add(new BoostQuery(new TermQuery(new Term(TAGS, term)), TAGS_BOOST), Occur.SHOULD)
-              .add(new TermQuery(new Term(CONTENT, term)), Occur.SHOULD)
+          new CombinedFieldQuery.Builder(term)
+              .addField(TITLE, TITLE_WEIGHT)
+              .addField(TAGS, TAGS_WEIGHT)
+              .addField(CONTENT, 1f)
               .build(),
           Occur.SHOULD);
     }

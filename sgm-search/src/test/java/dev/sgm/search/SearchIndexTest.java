@@ -67,6 +67,55 @@ class SearchIndexTest {
   }
 
   @Test
+  void aWordInTheTitleOrTagsWeighsMoreThanInTheContentEvenWhenFewRecordsHaveTitles()
+      throws Exception {
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      for (int i = 1; i <= 20; i++) {
+        index.put(record(i, "p=a", "note", "filler text number " + i));
+      }
+      index.put(record(100, "p=a", "note", "the deployment checklist"));
+      index.put(
+          new IndexedRecord(
+              "p=a:101",
+              101,
+              "p=a",
+              List.of("p=a"),
+              "r101",
+              "note",
+              List.of(),
+              List.of(),
+              "Deployment",
+              "the checklist",
+              101,
+              101,
+              101,
+              1,
+              null));
+      index.put(
+          new IndexedRecord(
+              "p=a:102",
+              102,
+              "p=a",
+              List.of("p=a"),
+              "r102",
+              "note",
+              List.of("deployment"),
+              List.of(),
+              null,
+              "the checklist",
+              102,
+              102,
+              102,
+              1,
+              null));
+      index.refresh();
+      SearchResult found = index.search(query("p=a", "deployment", 10, null, null, List.of()));
+      assertEquals(
+          List.of(101L, 102L, 100L), found.hits().stream().map(SearchResult.Hit::rowKey).toList());
+    }
+  }
+
+  @Test
   void ranksAnyTermMatchesFiltersInsideAndPagesStably() throws Exception {
     try (SearchIndex index = SearchIndex.inMemory()) {
       index.put(record(1, "p=a", "note", "The build uses Maven and the wrapper"));

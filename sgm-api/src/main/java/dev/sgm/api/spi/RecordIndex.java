@@ -1,20 +1,20 @@
 package dev.sgm.api.spi;
 
 import java.util.List;
-import java.util.Map;
 
 /**
- * What the engine indexes of a record, so every storage searches alike: its tags, its full-text
- * terms with integer weights, and the scalar leaves of {@code data} and {@code metadata}.
+ * What the engine indexes of a record in storage, so every storage filters alike: its tags, and the
+ * scalar leaves of {@code data} and {@code metadata}. (Text is ranked by the search index, which
+ * follows the storage's changes.)
  *
- * @param terms term to weight; a record's score for a query is the sum of its weights for the
- *     query's terms
  * @param fields each (dotted path, normalised value) pair the record carries
  */
-public record RecordIndex(List<String> tags, Map<String, Integer> terms, List<FieldValue> fields) {
+public record RecordIndex(List<String> tags, List<FieldValue> fields) {
+  /** An index with nothing in it, for a hidden row: it matches no query. */
+  public static final RecordIndex NONE = new RecordIndex(List.of(), List.of());
+
   public RecordIndex {
     tags = List.copyOf(tags);
-    terms = Map.copyOf(terms);
     fields = List.copyOf(fields);
   }
 

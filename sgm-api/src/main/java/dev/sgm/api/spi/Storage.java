@@ -3,6 +3,8 @@ package dev.sgm.api.spi;
 import dev.sgm.api.ContentReference;
 import dev.sgm.api.Scope;
 import dev.sgm.api.StoredContent;
+import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -27,6 +29,38 @@ public interface Storage extends AutoCloseable {
    * One page of live records matching {@code query}, the count of all matches, and the paging mark.
    */
   StoragePage query(StorageQuery query);
+
+  /**
+   * A sequence number at or above every write committed before this call, through which every write
+   * is settled (committed, or abandoned): a follower that has applied the changes up to it misses
+   * nothing committed before the call. It may wait briefly for transactions that are committing.
+   */
+  long committedSequence();
+
+  /**
+   * Committed changes with sequence numbers above {@code after}, oldest first, at most {@code
+   * limit}, each with the row as it is now; only settled ones, so it never waits. Derived state
+   * (the search index, watchers) follows the storage through here, in commit order.
+   */
+  ChangeBatch changesAfter(long after, int limit);
+
+  /** The live rows with these row keys, in no particular order; missing or hidden ones left out. */
+  List<StoredRecord> live(Collection<Long> rowKeys);
+
+  /** Live rows in row-key order after {@code afterRowKey}, at most {@code limit}: for rebuilds. */
+  List<StoredRecord> scanLive(long afterRowKey, int limit);
+
+  /** How many live rows there are. */
+  long countLive();
+
+  /** Runs {@code listener} after each commit that wrote something; it must return quickly. */
+  void onCommit(Runnable listener);
+
+  /**
+   * An identifier of this store's data, the same every time it is opened: derived state built from
+   * another store is not mistaken for this one's.
+   */
+  String identity();
 
   /** Keeps content under its hash; storing the same hash again changes nothing. */
   void putContent(ContentReference reference, byte[] bytes);

@@ -6,10 +6,9 @@ import dev.sgm.api.ScopeMode;
 import java.util.List;
 
 /**
- * A retrieve as the engine hands it to storage: every criterion already validated and normalised
- * the way the index was written.
+ * A retrieve without text as the engine hands it to storage, ordered by time: every criterion
+ * already validated and normalised the way the index was written. (Text goes to the search index.)
  *
- * @param terms full-text terms every match must contain (empty: no text criterion)
  * @param after the position of the previous page's last row, or null for the first page
  * @param mark the paging mark from the first page, or {@code -1} to take a new one; rows created
  *     after the mark are left out so that later pages neither repeat nor skip
@@ -21,7 +20,6 @@ public record StorageQuery(
     List<String> types,
     List<String> tags,
     boolean anyTag,
-    List<String> terms,
     List<RecordIndex.FieldValue> filters,
     Long createdAfterMicros,
     Long createdBeforeMicros,
@@ -36,10 +34,9 @@ public record StorageQuery(
     ids = List.copyOf(ids);
     types = List.copyOf(types);
     tags = List.copyOf(tags);
-    terms = List.copyOf(terms);
     filters = List.copyOf(filters);
   }
 
-  /** A row's place in the order: its sort value (score or micros) and the storage's row key. */
+  /** A row's place in the order: its sort value (micros) and the storage's row key. */
   public record Position(long sortValue, long rowKey) {}
 }

@@ -10,20 +10,20 @@ public interface StorageTransaction {
   Optional<StoredRecord> findForUpdate(Scope scope, String id);
 
   /**
-   * Inserts a new row, or replaces the row at the same (scope, id) with its index entries.
-   *
-   * @return the write sequence number given to this write: increasing across all writes
+   * Inserts a new row, or replaces the row at the same (scope, id) with its index entries, and
+   * records the write as {@code log} says. The write's sequence number is given at commit, in
+   * commit order: a transaction that commits later never gets a lower one.
    */
-  long put(StoredRecord record);
+  void put(StoredRecord record, WriteLog log);
 
-  /** Physically removes the row at (scope, id) and its index entries. */
-  void remove(Scope scope, String id);
+  /**
+   * Physically removes the row at (scope, id) and its index entries, recording it as {@code log}
+   * says.
+   */
+  void remove(Scope scope, String id, WriteLog log);
 
   /** Every row (hidden ones included) in {@code scope}, or in it and every narrower scope. */
   List<StoredRecord> rows(Scope scope, boolean descendants);
-
-  /** Appends an entry to the version log. */
-  void appendVersion(VersionEntry entry);
 
   /**
    * The version log of one record, newest first, of entries with a sequence below {@code
@@ -38,7 +38,10 @@ public interface StorageTransaction {
    */
   List<VersionEntry> stateAt(Scope scope, boolean descendants, long seq);
 
-  /** The sequence number of the latest write so far. */
+  /**
+   * The sequence number through which every write is settled (committed, or abandoned): a
+   * consistent point to take a snapshot at.
+   */
   long currentSequence();
 
   /** Saves a snapshot; fails with {@code conflict} when its scope already has one of that name. */

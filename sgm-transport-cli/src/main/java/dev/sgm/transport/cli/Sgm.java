@@ -49,14 +49,20 @@ import picocli.CommandLine.Parameters;
       Sgm.PutContent.class,
       Sgm.Call.class,
       Remember.class,
+      Recall.class,
       Code.class,
       Transfer.Export.class,
       Transfer.Import.class,
+      Reindex.class,
       Tck.class,
       Mcp.class,
       Sgm.Completion.class
     })
 public final class Sgm implements Callable<Integer> {
+  /** Held so that its level, set in main, is not lost with a collected logger. */
+  private static final java.util.logging.Logger LUCENE_VECTORIZATION =
+      java.util.logging.Logger.getLogger("org.apache.lucene.internal.vectorization");
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
@@ -67,6 +73,8 @@ public final class Sgm implements Callable<Integer> {
     if (normalised.length == 0 || !normalised[0].equals("serve")) {
       // Commands print their results; start-up notes would only get in the way of a pipe.
       java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.WARNING);
+      // Lucene advises the vector module for speed; a one-off command has no use for the advice.
+      LUCENE_VECTORIZATION.setLevel(java.util.logging.Level.SEVERE);
     }
     int code = run(args);
     if (code != Serve.SERVED) {

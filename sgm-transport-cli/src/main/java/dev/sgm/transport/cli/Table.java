@@ -9,9 +9,17 @@ final class Table {
   private Table() {}
 
   static void print(PrintWriter out, JsonNode result) {
-    String format = "%-28s %-10s %-26s %-20s %s%n";
-    out.printf(format, "ID", "TYPE", "SCOPE", "UPDATED", "TITLE / CONTENT");
+    boolean scored = result.path("scores").isArray();
+    String format = (scored ? "%-7s " : "%s") + "%-28s %-10s %-26s %-20s %s%n";
+    out.printf(format, scored ? "SCORE" : "", "ID", "TYPE", "SCOPE", "UPDATED", "TITLE / CONTENT");
+    int row = 0;
     for (JsonNode record : result.path("records")) {
+      String score =
+          scored
+              ? String.format(
+                  java.util.Locale.ROOT, "%.3f", result.path("scores").path(row).asDouble())
+              : "";
+      row++;
       StringBuilder scope = new StringBuilder();
       for (Map.Entry<String, JsonNode> pair : record.path("scope").properties()) {
         scope
@@ -23,6 +31,7 @@ final class Table {
       String text = record.path("title").asText(record.path("content").asText(""));
       out.printf(
           format,
+          score,
           cut(record.path("id").asText(), 28),
           cut(record.path("type").asText(), 10),
           cut(scope.toString(), 26),

@@ -136,6 +136,28 @@ class CliTest {
   }
 
   @Test
+  void aQuestionInPlainWordsRecallsWhatWasRemembered() {
+    assertEquals(0, sgm("remember", "The build uses Maven", "--project", "demo").code());
+    assertEquals(0, sgm("remember", "We had pizza on Friday", "--project", "demo").code());
+    assertEquals(0, sgm("remember", "Maven is used elsewhere too", "--project", "other").code());
+    Run recalled = sgm("recall", "what build tool do we use", "--project", "demo");
+    assertEquals(0, recalled.code(), recalled.err());
+    JsonNode result = recalled.json();
+    assertEquals(1, result.path("total").asLong(), result.toString());
+    assertEquals("The build uses Maven", result.path("records").get(0).path("content").asText());
+    assertTrue(result.path("scores").get(0).asDouble() > 0, result.toString());
+    Run retrieved =
+        sgm("retrieve", "--scope", "project=demo", "--text", "what build tool do we use");
+    assertEquals(result.path("records"), retrieved.json().path("records"));
+    Run reindexed = sgm("reindex");
+    assertEquals(0, reindexed.code(), reindexed.err());
+    assertTrue(reindexed.out().startsWith("reindexed 3 records"), reindexed.out());
+    assertEquals(
+        result.path("records"),
+        sgm("recall", "what build tool do we use", "--project", "demo").json().path("records"));
+  }
+
+  @Test
   void everyCommandHasHelpAndThereIsACompletionScript() {
     for (String command :
         List.of(
@@ -149,6 +171,8 @@ class CliTest {
             "put-content",
             "call",
             "remember",
+            "recall",
+            "reindex",
             "export",
             "import",
             "completion",

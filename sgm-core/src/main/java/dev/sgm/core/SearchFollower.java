@@ -1,0 +1,601 @@
+package dev.sgm.core;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.ErrorCode;
+import dev.sgm.api.Json;
+import dev.sgm.api.Scope;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.spi.Change;
+import dev.sgm.api.spi.ChangeBatch;
+import dev.sgm.api.spi.Embedder;
+import dev.sgm.api.spi.RecordIndex;
+import dev.sgm.api.spi.Storage;
+import dev.sgm.api.spi.StoredRecord;
+import dev.sgm.search.IndexedRecord;
+import dev.sgm.search.SearchIndex;
+import dev.sgm.search.SearchQuery;
+import dev.sgm.search.SearchResult;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Keeps the search index in step with storage. One thread follows the storage's commit-ordered
+ * changes and applies them to the index; another embeds what records say, when an embedding model
+ * is active, so embedding never sits on the write path. The index is derived state: it records the
+ * sequence number it has applied, catches up from there after a restart or a crash, and is rebuilt
+ * from storage when missing, unreadable, of another format or of another store.
+ *
+ * <p>Read-your-writes: a text query first waits until the index has applied every change committed
+ * before the query began ({@link #awaitVisible}). Writers never wait for the index.
+ */
+final class SearchFollower implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(SearchFollower.class.getName());
+
+  /** The index format this build writes; an index of another format is rebuilt. */
+  static final String FORMAT = "1";
+
+  private static final String FORMAT_KEY = "sgm.format";
+  private static final String STORAGE_KEY = "sgm.storage";
+  private static final String SEQ_KEY = "sgm.seq";
+  private static final String MODEL_KEY = "sgm.model";
+  private static final int BATCH = 1000;
+  private static final int EMBED_BATCH = 64;
+  private static final long COMMIT_INTERVAL_NANOS = 1_000_000_000L;
+  private static final long WAIT_MILLIS = 30_000;
+
+  /** Where the follower stands. */
+  enum State {
+    STARTING,
+    REBUILDING,
+    READY,
+    FAILED
+  }
+
+  private static final RecordIndexer INDEXER = new RecordIndexer();
+
+  private final Storage storage;
+  private final Path directory;
+  private final Embedder embedder;
+  private final Object monitor = new Object();
+
+  private SearchIndex index;
+  private volatile State state = State.STARTING;
+  private volatile String failure;
+  private volatile long rebuildDone;
+  private volatile long rebuildTotal;
+  private volatile boolean rebuildAsked;
+
+  /** The sequence number through which the index has applied and published every change. */
+  private volatile long visible = -1;
+
+  private boolean signalled;
+  private volatile boolean closed;
+  private boolean dirty;
+  private long lastCommit = System.nanoTime();
+  private Thread follower;
+  private Thread embedding;
+
+  /** Records waiting for an embedding: row key to the text to embed. */
+  private final LinkedHashMap<Long, String> toEmbed = new LinkedHashMap<>();
+
+  /** Embeddings made and not yet applied by the follower. */
+  private final List<Embedded> embedded = new ArrayList<>();
+
+  private int embeddingNow;
+
+  /** When this process last committed a write, for yielding the processor to writers. */
+  private volatile long lastWrite;
+
+  /**
+   * While writes are coming in, embedding takes at most this share of its thread's time: a model
+   * uses the processor heavily, and writers come first. Idle, it runs flat out.
+   */
+  private static final double SHARE_WHILE_WRITING = 0.2;
+
+  private record Embedded(long rowKey, String text, float[] vector) {}
+
+  /**
+   * @param directory where the index lives, or null to keep it in memory
+   * @param embedder the active embedding model, or null
+   */
+  SearchFollower(Storage storage, Path directory, Embedder embedder) {
+    this.storage = storage;
+    this.directory = directory;
+    this.embedder = embedder;
+  }
+
+  /** Opens the index (rebuilding it in the background when needed) and starts following. */
+  void start() {
+    storage.onCommit(
+        () -> {
+          lastWrite = System.nanoTime();
+          signal();
+        });
+    follower = Thread.ofPlatform().daemon().name("sgm-search-follower").start(this::follow);
+    if (embedder != null) {
+      embedding = Thread.ofPlatform().daemon().name("sgm-embedding").start(this::embedLoop);
+    }
+  }
+
+  /** The active embedding model, or null. */
+  Embedder embedder() {
+    return embedder;
+  }
+
+  // ---- following
+
+  private void follow() {
+    try {
+      open();
+    } catch (RuntimeException | IOException e) {
+      fail("the search index cannot be opened or rebuilt", e);
+      return;
+    }
+    while (!closed) {
+      try {
+        if (rebuildAsked) {
+          rebuild();
+        }
+        boolean more = step();
+        if (!more) {
+          waitForWork();
+        }
+      } catch (RuntimeException | IOException e) {
+        if (closed) {
+          return;
+        }
+        LOG.log(System.Logger.Level.ERROR, "the search index fell behind; retrying", e);
+        sleep(500);
+      }
+    }
+  }
+
+  private void open() throws IOException {
+    if (directory == null) {
+      index = SearchIndex.inMemory();
+      rebuild();
+      return;
+    }
+    Files.createDirectories(directory);
+    try {
+      index = SearchIndex.open(directory);
+    } catch (IOException | RuntimeException e) {
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "the search index in " + directory + " cannot be read (" + e + "); rebuilding it");
+      clear(directory);
+      index = SearchIndex.create(directory);
+      rebuild();
+      return;
+    }
+    Map<String, String> data = index.commitData();
+    String reason = null;
+    if (data.isEmpty()) {
+      reason = "there is none yet";
+    } else if (!FORMAT.equals(data.get(FORMAT_KEY))) {
+      reason = "it is of format " + data.get(FORMAT_KEY) + ", this build writes " + FORMAT;
+    } else if (!storage.identity().equals(data.get(STORAGE_KEY))) {
+      reason = "it was built from another store";
+    } else if (embedder != null
+        && !data.getOrDefault(MODEL_KEY, "").isEmpty()
+        && !embedder.model().equals(data.get(MODEL_KEY))) {
+      reason = "its vectors come from the model " + data.get(MODEL_KEY);
+    }
+    if (reason != null) {
+      LOG.log(System.Logger.Level.DEBUG, "building the search index: " + reason);
+      rebuild();
+      return;
+    }
+    long applied = Long.parseLong(data.getOrDefault(SEQ_KEY, "0"));
+    publish(applied);
+    state = State.READY;
+    if (embedder != null) {
+      List<Long> missing = index.rowsWithoutVector();
+      for (int i = 0; i < missing.size(); i += BATCH) {
+        for (StoredRecord row :
+            storage.live(missing.subList(i, Math.min(missing.size(), i + BATCH)))) {
+          enqueueEmbedding(row.rowKey(), embeddingText(Json.parse(row.document())));
+        }
+      }
+    }
+  }
+
+  /**
+   * Empties the index and indexes every live record again, reporting progress; later changes are
+   * applied after it, as usual.
+   */
+  private void rebuild() throws IOException {
+    state = State.REBUILDING;
+    rebuildAsked = false;
+    long through = storage.committedSequence();
+    rebuildTotal = storage.countLive();
+    rebuildDone = 0;
+    index.deleteAll();
+    synchronized (monitor) {
+      toEmbed.clear();
+      embedded.clear();
+    }
+    long after = 0;
+    while (true) {
+      List<StoredRecord> rows = storage.scanLive(after, BATCH);
+      if (rows.isEmpty()) {
+        break;
+      }
+      for (StoredRecord row : rows) {
+        put(row);
+        after = row.rowKey();
+      }
+      rebuildDone += rows.size();
+    }
+    index.commit(commitData(through));
+    index.refresh();
+    lastCommit = System.nanoTime();
+    dirty = false;
+    publish(through);
+    state = State.READY;
+    // Worth a line only when there was something to index (not for a new, empty store).
+    LOG.log(
+        rebuildDone > 0 ? System.Logger.Level.INFO : System.Logger.Level.DEBUG,
+        "search index built: " + rebuildDone + " records, through write " + through);
+  }
+
+  /** Applies one batch of changes (and finished embeddings); true when more are waiting. */
+  private boolean step() throws IOException {
+    long from = visible;
+    ChangeBatch batch = storage.changesAfter(from, BATCH);
+    for (Change change : batch.changes()) {
+      StoredRecord row = change.current();
+      if (row == null || row.deleted()) {
+        index.delete(change.scope().qualify(change.id()));
+      } else {
+        put(row);
+      }
+    }
+    boolean appliedVectors = applyEmbeddings();
+    boolean changed = !batch.changes().isEmpty() || appliedVectors;
+    if (changed) {
+      index.refresh();
+      dirty = true;
+    }
+    if (batch.through() > from || changed) {
+      publish(batch.through());
+    }
+    if (dirty && System.nanoTime() - lastCommit > COMMIT_INTERVAL_NANOS) {
+      index.commit(commitData(visible));
+      lastCommit = System.nanoTime();
+      dirty = false;
+    }
+    return batch.changes().size() == BATCH;
+  }
+
+  private Map<String, String> commitData(long through) {
+    Map<String, String> data = new HashMap<>();
+    data.put(FORMAT_KEY, FORMAT);
+    data.put(STORAGE_KEY, storage.identity());
+    data.put(SEQ_KEY, Long.toString(through));
+    data.put(MODEL_KEY, embedder == null ? "" : embedder.model());
+    return data;
+  }
+
+  private void put(StoredRecord row) throws IOException {
+    ObjectNode document = (ObjectNode) Json.parse(row.document());
+    index.put(indexed(row, document, null));
+    if (embedder != null) {
+      enqueueEmbedding(row.rowKey(), embeddingText(document));
+    }
+  }
+
+  /** The index's view of a stored row. */
+  static IndexedRecord indexed(StoredRecord row, ObjectNode document, float[] vector) {
+    RecordIndex filters = INDEXER.index(document);
+    List<String> fields = new ArrayList<>(filters.fields().size());
+    for (RecordIndex.FieldValue field : filters.fields()) {
+      fields.add(fieldKey(field));
+    }
+    Scope scope = row.scope();
+    return new IndexedRecord(
+        scope.qualify(row.id()),
+        row.rowKey(),
+        scope.canonical(),
+        scope.canonicalPairs(),
+        row.id(),
+        row.type(),
+        filters.tags(),
+        fields,
+        text(document.get("title")),
+        text(document.get("content")),
+        row.createdMicros(),
+        row.updatedMicros(),
+        row.createdSeq(),
+        row.version(),
+        vector);
+  }
+
+  /** A data/metadata criterion as the index keeps it. */
+  static String fieldKey(RecordIndex.FieldValue field) {
+    return field.path() + '\u0000' + field.value();
+  }
+
+  private static String text(JsonNode node) {
+    return node != null && node.isTextual() ? node.textValue() : null;
+  }
+
+  /** What the embedding model reads of a record: its title and content. */
+  static String embeddingText(JsonNode document) {
+    String title = text(document.get("title"));
+    String content = text(document.get("content"));
+    StringBuilder text = new StringBuilder();
+    if (title != null && !title.isBlank()) {
+      text.append(title).append('\n');
+    }
+    if (content != null) {
+      text.append(content);
+    }
+    return text.toString();
+  }
+
+  private void publish(long through) {
+    synchronized (monitor) {
+      visible = Math.max(visible, through);
+      monitor.notifyAll();
+    }
+  }
+
+  private void signal() {
+    synchronized (monitor) {
+      signalled = true;
+      monitor.notifyAll();
+    }
+  }
+
+  private void waitForWork() {
+    synchronized (monitor) {
+      if (!signalled && embedded.isEmpty() && !closed && !rebuildAsked) {
+        try {
+          // Polling too, for writes this process did not see (another node's).
+          monitor.wait(200);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          closed = true;
+        }
+      }
+      signalled = false;
+    }
+  }
+
+  private void fail(String what, Exception e) {
+    failure = what + ": " + e.getMessage();
+    state = State.FAILED;
+    LOG.log(System.Logger.Level.ERROR, what, e);
+    synchronized (monitor) {
+      monitor.notifyAll();
+    }
+  }
+
+  // ---- embedding
+
+  private void enqueueEmbedding(long rowKey, String text) {
+    synchronized (monitor) {
+      toEmbed.remove(rowKey);
+      toEmbed.put(rowKey, text);
+      monitor.notifyAll();
+    }
+  }
+
+  private void embedLoop() {
+    while (!closed) {
+      Map<Long, String> batch = new LinkedHashMap<>();
+      synchronized (monitor) {
+        while (toEmbed.isEmpty() && !closed) {
+          try {
+            monitor.wait(1000);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+        Iterator<Map.Entry<Long, String>> it = toEmbed.entrySet().iterator();
+        while (it.hasNext() && batch.size() < EMBED_BATCH) {
+          Map.Entry<Long, String> next = it.next();
+          batch.put(next.getKey(), next.getValue());
+          it.remove();
+        }
+        embeddingNow = batch.size();
+      }
+      if (batch.isEmpty()) {
+        continue;
+      }
+      List<Embedded> done = new ArrayList<>(batch.size());
+      long started = System.nanoTime();
+      try {
+        List<float[]> vectors = embedder.embedPassages(new ArrayList<>(batch.values()));
+        int i = 0;
+        for (Map.Entry<Long, String> e : batch.entrySet()) {
+          done.add(new Embedded(e.getKey(), e.getValue(), vectors.get(i++)));
+        }
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.ERROR, "embedding failed; these records stay lexical only", e);
+      }
+      synchronized (monitor) {
+        embedded.addAll(done);
+        embeddingNow = 0;
+        signalled = true;
+        monitor.notifyAll();
+      }
+      long now = System.nanoTime();
+      if (now - lastWrite < 500_000_000L) {
+        long spent = now - started;
+        sleep((long) (spent * (1 - SHARE_WHILE_WRITING) / SHARE_WHILE_WRITING / 1_000_000));
+      }
+    }
+  }
+
+  /** Puts finished embeddings into the index, for records whose text has not changed since. */
+  private boolean applyEmbeddings() throws IOException {
+    List<Embedded> ready;
+    synchronized (monitor) {
+      if (embedded.isEmpty()) {
+        return false;
+      }
+      ready = new ArrayList<>(embedded);
+      embedded.clear();
+    }
+    Map<Long, Embedded> byRow = new HashMap<>();
+    ready.forEach(e -> byRow.put(e.rowKey(), e));
+    boolean applied = false;
+    for (StoredRecord row : storage.live(byRow.keySet())) {
+      ObjectNode document = (ObjectNode) Json.parse(row.document());
+      Embedded e = byRow.get(row.rowKey());
+      if (e.text().equals(embeddingText(document))) {
+        index.put(indexed(row, document, e.vector()));
+        applied = true;
+      }
+    }
+    return applied;
+  }
+
+  /** Records whose embedding is not in the index yet: semantic search cannot find them yet. */
+  int pendingEmbeddings() {
+    synchronized (monitor) {
+      return toEmbed.size() + embeddingNow + embedded.size();
+    }
+  }
+
+  // ---- queries
+
+  /**
+   * Waits until the index has applied every change through {@code seq}; fails with {@code
+   * unavailable} while the index cannot answer.
+   */
+  void awaitVisible(long seq) {
+    long deadline = System.nanoTime() + WAIT_MILLIS * 1_000_000;
+    synchronized (monitor) {
+      signalled = true;
+      monitor.notifyAll();
+      while (visible < seq || state != State.READY) {
+        if (state == State.FAILED) {
+          throw new SgmException(ErrorCode.UNAVAILABLE, "text search is unavailable: " + failure);
+        }
+        long left = (deadline - System.nanoTime()) / 1_000_000;
+        if (left <= 0) {
+          throw new SgmException(ErrorCode.UNAVAILABLE, behind());
+        }
+        try {
+          monitor.wait(Math.min(left, 100));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new SgmException(ErrorCode.UNAVAILABLE, "interrupted while waiting for the index");
+        }
+      }
+    }
+  }
+
+  private String behind() {
+    if (state == State.REBUILDING) {
+      return "the search index is being rebuilt ("
+          + rebuildDone
+          + " of "
+          + rebuildTotal
+          + " records); text search answers when it is done, other queries answer now";
+    }
+    return "the search index is behind the store; try again shortly";
+  }
+
+  SearchResult search(SearchQuery query) {
+    try {
+      return index.search(query);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The index's state, for discovery. */
+  ObjectNode describe() {
+    ObjectNode json = Json.object();
+    json.put("state", state.name().toLowerCase(java.util.Locale.ROOT));
+    if (state == State.REBUILDING) {
+      json.put("rebuilt", rebuildDone);
+      json.put("of", rebuildTotal);
+    }
+    if (state == State.FAILED) {
+      json.put("reason", failure);
+    }
+    json.put("through", Math.max(0, visible));
+    if (embedder != null) {
+      json.put("pending_embeddings", pendingEmbeddings());
+    }
+    return json;
+  }
+
+  /** Asks the follower to rebuild the index from storage, and waits until it is done. */
+  void reindex(SgmRuntime.Progress progress) {
+    rebuildAsked = true;
+    signal();
+    long reported = -1;
+    while (rebuildAsked || state != State.READY) {
+      if (state == State.FAILED) {
+        throw new SgmException(ErrorCode.UNAVAILABLE, "the rebuild failed: " + failure);
+      }
+      if (state == State.REBUILDING && rebuildDone != reported) {
+        progress.report(rebuildDone, rebuildTotal);
+        reported = rebuildDone;
+      }
+      sleep(50);
+    }
+    progress.report(rebuildDone, rebuildTotal);
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void clear(Path dir) throws IOException {
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        if (!p.equals(dir)) {
+          Files.delete(p);
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    signal();
+    try {
+      if (follower != null) {
+        follower.join(10_000);
+      }
+      if (embedding != null) {
+        embedding.join(10_000);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (index != null) {
+      try {
+        if (state == State.READY && directory != null) {
+          index.commit(commitData(visible));
+        }
+        index.close();
+      } catch (IOException e) {
+        LOG.log(System.Logger.Level.WARNING, "the search index did not close cleanly", e);
+      }
+    }
+  }
+}
