@@ -7,10 +7,15 @@ import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
+import java.time.Instant;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Deliberately broken implementations, each wrapping the real engine and breaking one rule, so the
@@ -131,5 +136,340 @@ final class BrokenImplementations {
       }
       return response;
     };
+  }
+
+  // ---- relevance (§3): each breaks one rule of text search and nothing else
+
+  private static final List<String> CRITERIA =
+      List.of(
+          "types",
+          "tags",
+          "tags_mode",
+          "filter",
+          "created_after",
+          "created_before",
+          "updated_after");
+
+  private static boolean isTextSearch(String operation, JsonNode request) {
+    return operation.equals("retrieve") && request.path("text").isTextual();
+  }
+
+  /**
+   * Ranks the scope's whole lineage with no other criteria, then drops what fails them: a page
+   * comes back short when better-scoring records fail a criterion. Totals are counted correctly.
+   */
+  static SgmClient filtersAfterRanking(SgmClient real) {
+    return (operation, request) -> {
+      if (!isTextSearch(operation, request) || !hasCriteria(request)) {
+        return real.call(operation, request);
+      }
+      ObjectNode wide = ((ObjectNode) request).deepCopy();
+      wide.remove(CRITERIA);
+      wide.put("scope_mode", "lineage");
+      ObjectNode page = (ObjectNode) real.call(operation, wide);
+      ArrayNode records = Json.array();
+      ArrayNode scores = Json.array();
+      for (int i = 0; i < page.path("records").size(); i++) {
+        JsonNode record = page.path("records").get(i);
+        if (passes(request, record)) {
+          records.add(record);
+          if (page.path("scores").has(i)) {
+            scores.add(page.path("scores").get(i));
+          }
+        }
+      }
+      page.set("records", records);
+      if (page.has("scores")) {
+        page.set("scores", scores);
+      }
+      ObjectNode count = ((ObjectNode) request).deepCopy();
+      count.remove("cursor");
+      count.put("limit", 1);
+      page.put("total", real.call(operation, count).path("total").asLong());
+      return page;
+    };
+  }
+
+  private static boolean hasCriteria(JsonNode request) {
+    return CRITERIA.stream().anyMatch(request::has) || request.has("scope_mode");
+  }
+
+  /** The criteria the relevance suite uses, checked the way a late filter would. */
+  private static boolean passes(JsonNode query, JsonNode record) {
+    if (!inScope(
+        query.path("scope"), query.path("scope_mode").asText("exact"), record.path("scope"))) {
+      return false;
+    }
+    if (query.has("types") && !contains(query.path("types"), record.path("type"))) {
+      return false;
+    }
+    for (JsonNode tag : query.path("tags")) {
+      if (!contains(record.path("tags"), tag)) {
+        return false;
+      }
+    }
+    for (Map.Entry<String, JsonNode> f : query.path("filter").properties()) {
+      JsonNode value = record;
+      for (String step : f.getKey().split("\\.")) {
+        value = value.path(step);
+      }
+      if (!value.equals(f.getValue())) {
+        return false;
+      }
+    }
+    return after(record.path("created_at"), query.path("created_after"))
+        && after(query.path("created_before"), record.path("created_at"))
+        && after(record.path("updated_at"), query.path("updated_after"));
+  }
+
+  private static boolean inScope(JsonNode scope, String mode, JsonNode candidate) {
+    boolean narrower = covers(scope, candidate);
+    boolean broader = covers(candidate, scope);
+    return switch (mode) {
+      case "descendants" -> narrower;
+      case "ancestors" -> broader;
+      case "lineage" -> narrower || broader;
+      default -> narrower && broader;
+    };
+  }
+
+  /** Whether every pair of {@code outer} is in {@code inner}. */
+  private static boolean covers(JsonNode outer, JsonNode inner) {
+    for (Map.Entry<String, JsonNode> pair : outer.properties()) {
+      if (!pair.getValue().equals(inner.get(pair.getKey()))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean contains(JsonNode array, JsonNode value) {
+    for (JsonNode item : array) {
+      if (item.equals(value)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** {@code later} is after {@code earlier}; a missing bound passes. */
+  private static boolean after(JsonNode later, JsonNode earlier) {
+    if (!later.isTextual() || !earlier.isTextual()) {
+      return true;
+    }
+    return Instant.parse(later.asText()).isAfter(Instant.parse(earlier.asText()));
+  }
+
+  /**
+   * Text search also answers from what the record held before it was deleted: a stale index that
+   * never forgets.
+   */
+  static SgmClient returnsDeletedFromText(SgmClient real) {
+    Map<String, JsonNode> deleted = new ConcurrentHashMap<>();
+    return (operation, request) -> {
+      if (operation.equals("delete")) {
+        ObjectNode read = Json.object();
+        read.set("scope", request.path("scope"));
+        read.set("id", request.path("id"));
+        JsonNode record = real.call("read", read).path("record");
+        JsonNode response = real.call(operation, request);
+        deleted.put(Json.write(request.path("scope")) + request.path("id").asText(), record);
+        return response;
+      }
+      JsonNode response = real.call(operation, request);
+      if (isTextSearch(operation, request) && !request.has("cursor")) {
+        ObjectNode result = (ObjectNode) response;
+        Set<String> words = words(request.path("text").asText());
+        for (JsonNode record : deleted.values()) {
+          if (record.path("scope").equals(request.path("scope"))
+              && words.stream().anyMatch(words(record.path("content").asText())::contains)) {
+            result.withArray("records").add(record);
+            if (result.has("scores")) {
+              result.withArray("scores").add(0);
+            }
+            result.put("total", result.path("total").asLong() + 1);
+          }
+        }
+      }
+      return response;
+    };
+  }
+
+  private static Set<String> words(String text) {
+    Set<String> words = new HashSet<>();
+    for (String word : text.toLowerCase(Locale.ROOT).split("[^\\p{L}\\p{N}]+")) {
+      if (word.length() > 2) {
+        words.add(word);
+      }
+    }
+    return words;
+  }
+
+  /**
+   * A {@code mode} the engine refuses is quietly dropped and the query answered without it: unknown
+   * modes and missing embedders go unreported.
+   */
+  static SgmClient ignoresModeErrors(SgmClient real) {
+    return (operation, request) -> {
+      try {
+        return real.call(operation, request);
+      } catch (SgmException e) {
+        if (!operation.equals("retrieve") || !request.has("mode")) {
+          throw e;
+        }
+        ObjectNode without = ((ObjectNode) request).deepCopy();
+        without.remove("mode");
+        return real.call(operation, without);
+      }
+    };
+  }
+
+  /**
+   * The first page of a text search also gets the best match of every other scope of the same
+   * project that has been stored to: cross-scope leakage in relevance results only.
+   */
+  static SgmClient leaksOtherScopesIntoRelevance(SgmClient real) {
+    Set<JsonNode> scopes = ConcurrentHashMap.newKeySet();
+    return (operation, request) -> {
+      if (operation.equals("store")) {
+        scopes.add(request.path("record").path("scope").deepCopy());
+      } else if (operation.equals("store_batch")) {
+        request.path("records").forEach(r -> scopes.add(r.path("scope").deepCopy()));
+      }
+      JsonNode response = real.call(operation, request);
+      if (!isTextSearch(operation, request) || request.has("cursor")) {
+        return response;
+      }
+      ObjectNode result = (ObjectNode) response;
+      JsonNode project = request.path("scope").path("project");
+      for (JsonNode scope : scopes) {
+        if (scope.equals(request.path("scope")) || !scope.path("project").equals(project)) {
+          continue;
+        }
+        ObjectNode other = ((ObjectNode) request).deepCopy();
+        other.set("scope", scope);
+        other.remove("scope_mode");
+        other.put("limit", 1);
+        JsonNode best = real.call(operation, other);
+        if (best.path("records").has(0)) {
+          result.withArray("records").insert(0, best.path("records").get(0));
+          if (result.has("scores")) {
+            result.withArray("scores").insert(0, best.path("scores").path(0));
+          }
+          result.put("total", result.path("total").asLong() + 1);
+        }
+      }
+      return response;
+    };
+  }
+
+  /**
+   * Relevance pages by position rather than by a cursor into a snapshot: records that rank first
+   * and arrive between pages push others back onto the next page, which repeats them.
+   */
+  static SgmClient pagesByOffset(SgmClient real) {
+    String prefix = "offset:";
+    return (operation, request) -> {
+      if (!isTextSearch(operation, request)) {
+        return real.call(operation, request);
+      }
+      ObjectNode query = ((ObjectNode) request).deepCopy();
+      String cursor = query.path("cursor").asText("");
+      int offset =
+          cursor.startsWith(prefix) ? Integer.parseInt(cursor.substring(prefix.length())) : 0;
+      int limit = query.path("limit").asInt(50);
+      query.remove("cursor");
+      query.put("limit", offset + limit);
+      ObjectNode result = (ObjectNode) real.call(operation, query);
+      ArrayNode records = Json.array();
+      ArrayNode scores = Json.array();
+      for (int i = offset; i < Math.min(offset + limit, result.path("records").size()); i++) {
+        records.add(result.path("records").get(i));
+        if (result.path("scores").has(i)) {
+          scores.add(result.path("scores").get(i));
+        }
+      }
+      result.set("records", records);
+      if (result.has("scores")) {
+        result.set("scores", scores);
+      }
+      result.remove("next_cursor");
+      if (offset + limit < result.path("total").asLong()) {
+        result.put("next_cursor", prefix + (offset + limit));
+      }
+      return result;
+    };
+  }
+
+  /** Blank {@code text} is treated as no text at all instead of being refused. */
+  static SgmClient acceptsBlankText(SgmClient real) {
+    return (operation, request) -> {
+      if (operation.equals("retrieve")
+          && request.path("text").isTextual()
+          && request.path("text").asText().isBlank()) {
+        ObjectNode query = ((ObjectNode) request).deepCopy();
+        query.remove("text");
+        return real.call(operation, query);
+      }
+      return real.call(operation, request);
+    };
+  }
+
+  /**
+   * The index adds a record's new words but never drops its old ones: an updated record is still
+   * found by what it used to say.
+   */
+  static SgmClient keepsOldWordsAfterUpdates(SgmClient real) {
+    Map<String, Set<String>> oldWords = new ConcurrentHashMap<>();
+    return (operation, request) -> {
+      if (operation.equals("store")) {
+        JsonNode record = request.path("record");
+        String key = Json.write(record.path("scope")) + "\u0000" + record.path("id").asText();
+        try {
+          ObjectNode read = Json.object();
+          read.set("scope", record.path("scope"));
+          read.set("id", record.path("id"));
+          String before = real.call("read", read).path("record").path("content").asText("");
+          oldWords.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).addAll(words(before));
+        } catch (SgmException e) {
+          // Not stored yet (or deleted): nothing old to remember.
+        }
+        return real.call(operation, request);
+      }
+      JsonNode response = real.call(operation, request);
+      if (!isTextSearch(operation, request) || request.has("cursor")) {
+        return response;
+      }
+      ObjectNode result = (ObjectNode) response;
+      Set<String> asked = words(request.path("text").asText());
+      String scope = Json.write(request.path("scope"));
+      for (Map.Entry<String, Set<String>> entry : oldWords.entrySet()) {
+        String[] key = entry.getKey().split("\u0000", 2);
+        if (!key[0].equals(scope)
+            || ids(result).contains(key[1])
+            || asked.stream().noneMatch(entry.getValue()::contains)) {
+          continue;
+        }
+        try {
+          ObjectNode read = Json.object();
+          read.set("scope", request.path("scope"));
+          read.put("id", key[1]);
+          result.withArray("records").add(real.call("read", read).path("record"));
+          if (result.has("scores")) {
+            result.withArray("scores").add(0);
+          }
+          result.put("total", result.path("total").asLong() + 1);
+        } catch (SgmException e) {
+          // Deleted since: nothing to return.
+        }
+      }
+      return response;
+    };
+  }
+
+  private static Set<String> ids(JsonNode result) {
+    Set<String> ids = new HashSet<>();
+    result.path("records").forEach(r -> ids.add(r.path("id").asText()));
+    return ids;
   }
 }

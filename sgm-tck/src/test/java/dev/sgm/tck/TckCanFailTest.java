@@ -7,6 +7,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import dev.sgm.api.SgmClient;
 import java.util.Set;
 import java.util.TreeSet;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.support.descriptor.MethodSource;
@@ -93,6 +94,62 @@ class TckCanFailTest {
         }
       }
       return (op, request) -> runtime.service().invoke(dev.sgm.api.Caller.embedded(), op, request);
+    }
+  }
+
+  static class HealthyRelevance extends RelevanceTck {
+    @Override
+    protected SgmClient client() {
+      return InProcess.client();
+    }
+  }
+
+  static class LateFilteringRelevance extends RelevanceTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.filtersAfterRanking(InProcess.client());
+    }
+  }
+
+  static class DeletedReturningRelevance extends RelevanceTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.returnsDeletedFromText(InProcess.client());
+    }
+  }
+
+  static class ModeErrorIgnoringRelevance extends RelevanceTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.ignoresModeErrors(InProcess.client());
+    }
+  }
+
+  static class ScopeLeakingRelevance extends RelevanceTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.leaksOtherScopesIntoRelevance(InProcess.client());
+    }
+  }
+
+  static class OffsetPagingRelevance extends RelevanceTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.pagesByOffset(InProcess.client());
+    }
+  }
+
+  static class BlankTextAcceptingRelevance extends RelevanceTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.acceptsBlankText(InProcess.client());
+    }
+  }
+
+  static class OldWordsKeepingRelevance extends RelevanceTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.keepsOldWordsAfterUpdates(InProcess.client());
     }
   }
 
@@ -188,5 +245,85 @@ class TckCanFailTest {
     Outcome outcome = run(OldestFirstCode.class);
     assertEquals(Set.of("diffs_derivedAndFound"), outcome.failed());
     assertTrue(outcome.passed().size() >= 5, outcome.passed()::toString);
+  }
+
+  // The relevance suite needs an engine that ranks by any term, stems and reports scores; until
+  // then the healthy engine fails several of its rules, and "exactly these fail" cannot hold.
+
+  @Test
+  @Disabled("enabled when the Lucene index lands")
+  void theHealthyEngineFailsNoRelevanceRule() {
+    Outcome outcome = run(HealthyRelevance.class);
+    assertEquals(Set.of(), outcome.failed());
+    // Without an embedding model the semantic and hybrid rules are skipped, with their reason.
+    assertEquals(
+        Set.of("semantic_findsAParaphrase", "hybrid_findsKeywordAndParaphrase"), outcome.skipped());
+  }
+
+  @Test
+  @Disabled("enabled when the Lucene index lands")
+  void filteringAfterRankingFailsTheFilterRules() {
+    assertEquals(
+        Set.of(
+            "filtersBeforeRanking_types",
+            "filtersBeforeRanking_tags",
+            "filtersBeforeRanking_filter",
+            "filtersBeforeRanking_createdAfter",
+            "filtersBeforeRanking_createdBefore",
+            "filtersBeforeRanking_updatedAfter",
+            "filtersBeforeRanking_scopeMode"),
+        run(LateFilteringRelevance.class).failed());
+  }
+
+  @Test
+  @Disabled("enabled when the Lucene index lands")
+  void deletedRecordsFromTextSearchFailTheDeleteRule() {
+    assertEquals(
+        Set.of("relevance_deletedRecordsNeverComeBack"),
+        run(DeletedReturningRelevance.class).failed());
+  }
+
+  @Test
+  @Disabled("enabled when the Lucene index lands")
+  void ignoredModeErrorsFailTheModeRules() {
+    assertEquals(
+        Set.of(
+            "relevance_unknownModeIsInvalid", "relevance_semanticWithoutAnEmbedderIsUnsupported"),
+        run(ModeErrorIgnoringRelevance.class).failed());
+  }
+
+  @Test
+  @Disabled("enabled when the Lucene index lands")
+  void crossScopeLeakageFailsTheRelevanceScopeRules() {
+    assertEquals(
+        Set.of("relevance_neverCrossesScopes", "filtersBeforeRanking_scopeMode"),
+        run(ScopeLeakingRelevance.class).failed());
+  }
+
+  @Test
+  @Disabled("enabled when the Lucene index lands")
+  void pagingByOffsetFailsTheRelevancePagingRule() {
+    assertEquals(
+        Set.of("relevance_pagingIsStableUnderConcurrentWrites"),
+        run(OffsetPagingRelevance.class).failed());
+  }
+
+  @Test
+  @Disabled("enabled when the Lucene index lands")
+  void acceptingBlankTextFailsTheBlankTextRule() {
+    assertEquals(
+        Set.of("relevance_blankTextIsInvalid"), run(BlankTextAcceptingRelevance.class).failed());
+  }
+
+  @Test
+  @Disabled("enabled when the Lucene index lands")
+  void oldWordsKeptAfterUpdatesFailTheUpdateRules() {
+    // Each of these searches for a word that only an earlier version of a live record held.
+    assertEquals(
+        Set.of(
+            "relevance_updatedRecordsAreFoundByTheirNewWords",
+            "relevance_readYourWrites",
+            "relevance_deletedRecordsNeverComeBack"),
+        run(OldWordsKeepingRelevance.class).failed());
   }
 }

@@ -3,6 +3,7 @@ package dev.sgm.transport.grpc;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.DoubleNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.google.protobuf.Descriptors.Descriptor;
@@ -100,6 +101,9 @@ final class ProtoJson {
     return switch (field.getType()) {
       case STRING -> value.isTextual() ? value.textValue() : null;
       case BOOL -> value.isBoolean() ? value.booleanValue() : null;
+      // Only computed numbers (scores) are doubles; a client's numbers travel as JSON text.
+      case DOUBLE ->
+          value.isNumber() && Double.isFinite(value.doubleValue()) ? value.doubleValue() : null;
       case INT64 -> exactLong(value, Long.MIN_VALUE, Long.MAX_VALUE);
       case INT32 -> {
         Long v = exactLong(value, Integer.MIN_VALUE, Integer.MAX_VALUE);
@@ -213,6 +217,7 @@ final class ProtoJson {
       case STRING -> TextNode.valueOf((String) value);
       case BOOL -> BooleanNode.valueOf((Boolean) value);
       case INT64, INT32 -> RawNumberNode.of(((Number) value).longValue());
+      case DOUBLE -> DoubleNode.valueOf((Double) value);
       case MESSAGE -> toJson((Message) value);
       default -> TextNode.valueOf(String.valueOf(value));
     };

@@ -9,6 +9,7 @@ import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmException;
 import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse;
 import io.grpc.health.v1.HealthGrpc;
@@ -134,6 +135,95 @@ class GrpcProtocolTest {
     SgmException e =
         assertThrows(SgmException.class, () -> GrpcServers.start("grpc.host", "0.0.0.0"));
     assertEquals(ErrorCode.FORBIDDEN, e.code());
+  }
+
+  @Test
+  void retrieveModeTravelsInItsTypedField() {
+    RetrieveRequest request =
+        ProtoJson.fromJson(
+                Json.parse(
+                    "{\"scope\":{\"project\":\"p\"},\"text\":\"which database\",\"mode\":\"semantic\"}"),
+                RetrieveRequest.newBuilder())
+            .build();
+    assertEquals("semantic", request.getMode());
+    assertEquals("", request.getExtensionsJson(), "nothing left over for extensions");
+    assertEquals("semantic", ProtoJson.toJson(request).path("mode").asText());
+  }
+
+  @Test
+  void aTypedModeReachesTheEngine() throws Exception {
+    // A client generated from the proto sets the typed field; the engine must see it (an unknown
+    // mode is refused, naming the field).
+    ManagedChannel channel = channel(GrpcServers.shared());
+    try {
+      RetrieveRequest request =
+          RetrieveRequest.newBuilder()
+              .addScope(ScopeEntry.newBuilder().setKey("project").setValue("typed-mode"))
+              .setText("maven")
+              .setMode("no-such-mode")
+              .build();
+      StatusRuntimeException e =
+          assertThrows(
+              StatusRuntimeException.class,
+              () -> MemoryGrpc.newBlockingStub(channel).retrieve(request));
+      SgmException error = GrpcErrors.fromStatus(e);
+      assertEquals(ErrorCode.INVALID_REQUEST, error.code());
+      assertEquals("mode", error.details().get(0).field(), error.getMessage());
+    } finally {
+      channel.shutdownNow();
+    }
+  }
+
+  @Test
+  void retrieveScoresTravelAsDoublesAndOnlyWhenSent() {
+    JsonNode ranked =
+        Json.parse(
+            "{\"records\":[],\"total\":2,\"scores\":[2.5,0.125],\"truncated\":{\"field\":\"text\"}}");
+    RetrieveResponse response = ProtoJson.fromJson(ranked, RetrieveResponse.newBuilder()).build();
+    assertEquals(List.of(2.5, 0.125), response.getScoresList());
+    assertEquals("{\"truncated\":{\"field\":\"text\"}}", response.getExtensionsJson());
+    assertEquals(Json.write(ranked), Json.write(ProtoJson.toJson(response)));
+
+    JsonNode emptyRanked = Json.parse("{\"records\":[],\"total\":0,\"scores\":[]}");
+    assertEquals(
+        Json.write(emptyRanked),
+        Json.write(
+            ProtoJson.toJson(
+                ProtoJson.fromJson(emptyRanked, RetrieveResponse.newBuilder()).build())),
+        "an empty list of scores stays a list");
+
+    JsonNode structured = Json.parse("{\"records\":[],\"total\":0}");
+    assertEquals(
+        Json.write(structured),
+        Json.write(
+            ProtoJson.toJson(
+                ProtoJson.fromJson(structured, RetrieveResponse.newBuilder()).build())),
+        "no scores where none were sent");
+  }
+
+  @Test
+  void discoveryKeepsItsRetrievalObjectAndAnyOtherField() throws Exception {
+    JsonNode document =
+        Json.parse(
+            "{\"protocol_version\":\"0.1.0\",\"retrieval\":{\"modes\":[\"text\",\"hybrid\"],"
+                + "\"default_mode\":\"hybrid\",\"embedding\":{\"model\":\"m\",\"dimensions\":384}},"
+                + "\"later\":{\"x\":1.0}}");
+    DiscoverResponse response = ProtoJson.fromJson(document, DiscoverResponse.newBuilder()).build();
+    assertTrue(response.getRetrievalJson().contains("\"dimensions\":384"));
+    JsonNode back = ProtoJson.toJson(response);
+    assertEquals(document.get("retrieval"), back.get("retrieval"));
+    assertEquals("{\"x\":1.0}", Json.write(back.get("later")));
+    // And the live server's discovery says over gRPC what it says in process.
+    GrpcServers.Running server = GrpcServers.shared();
+    JsonNode direct =
+        server.runtime().service().invoke(dev.sgm.api.Caller.embedded(), "discover", Json.object());
+    JsonNode overGrpc = server.client().call("discover", Json.object());
+    Set<String> directFields = new HashSet<>();
+    direct.fieldNames().forEachRemaining(directFields::add);
+    Set<String> grpcFields = new HashSet<>();
+    overGrpc.fieldNames().forEachRemaining(grpcFields::add);
+    assertEquals(directFields, grpcFields, "no discovery field is lost");
+    assertEquals(Json.write(direct.get("retrieval")), Json.write(overGrpc.get("retrieval")));
   }
 
   @Test
