@@ -7,7 +7,6 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import dev.sgm.api.SgmClient;
 import java.util.Set;
 import java.util.TreeSet;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.support.descriptor.MethodSource;
@@ -251,7 +250,6 @@ class TckCanFailTest {
   // then the healthy engine fails several of its rules, and "exactly these fail" cannot hold.
 
   @Test
-  @Disabled("enabled when the Lucene index lands")
   void theHealthyEngineFailsNoRelevanceRule() {
     Outcome outcome = run(HealthyRelevance.class);
     assertEquals(Set.of(), outcome.failed());
@@ -261,7 +259,6 @@ class TckCanFailTest {
   }
 
   @Test
-  @Disabled("enabled when the Lucene index lands")
   void filteringAfterRankingFailsTheFilterRules() {
     assertEquals(
         Set.of(
@@ -276,7 +273,6 @@ class TckCanFailTest {
   }
 
   @Test
-  @Disabled("enabled when the Lucene index lands")
   void deletedRecordsFromTextSearchFailTheDeleteRule() {
     assertEquals(
         Set.of("relevance_deletedRecordsNeverComeBack"),
@@ -284,7 +280,6 @@ class TckCanFailTest {
   }
 
   @Test
-  @Disabled("enabled when the Lucene index lands")
   void ignoredModeErrorsFailTheModeRules() {
     assertEquals(
         Set.of(
@@ -293,7 +288,6 @@ class TckCanFailTest {
   }
 
   @Test
-  @Disabled("enabled when the Lucene index lands")
   void crossScopeLeakageFailsTheRelevanceScopeRules() {
     assertEquals(
         Set.of("relevance_neverCrossesScopes", "filtersBeforeRanking_scopeMode"),
@@ -301,7 +295,6 @@ class TckCanFailTest {
   }
 
   @Test
-  @Disabled("enabled when the Lucene index lands")
   void pagingByOffsetFailsTheRelevancePagingRule() {
     assertEquals(
         Set.of("relevance_pagingIsStableUnderConcurrentWrites"),
@@ -309,14 +302,12 @@ class TckCanFailTest {
   }
 
   @Test
-  @Disabled("enabled when the Lucene index lands")
   void acceptingBlankTextFailsTheBlankTextRule() {
     assertEquals(
         Set.of("relevance_blankTextIsInvalid"), run(BlankTextAcceptingRelevance.class).failed());
   }
 
   @Test
-  @Disabled("enabled when the Lucene index lands")
   void oldWordsKeptAfterUpdatesFailTheUpdateRules() {
     // Each of these searches for a word that only an earlier version of a live record held.
     assertEquals(

@@ -2,10 +2,8 @@ package dev.sgm.transport.grpc;
 
 import dev.sgm.api.SgmClient;
 import dev.sgm.tck.RelevanceTck;
-import org.junit.jupiter.api.Disabled;
 
 /** The RelevanceTck suite over gRPC against a real server on loopback. */
-@Disabled("enabled when the Lucene index lands")
 class GrpcRelevanceTest extends RelevanceTck {
   @Override
   protected SgmClient client() {

@@ -2,10 +2,8 @@ package dev.sgm.transport.http;
 
 import dev.sgm.api.SgmClient;
 import dev.sgm.tck.RelevanceTck;
-import org.junit.jupiter.api.Disabled;
 
 /** The relevance suite over HTTP against a real server on loopback. */
-@Disabled("enabled when the Lucene index lands")
 class HttpRelevanceTest extends RelevanceTck {
   @Override
   protected SgmClient client() {

@@ -2,13 +2,11 @@ package dev.sgm.transport.mcp;
 
 import dev.sgm.api.SgmClient;
 import dev.sgm.tck.RelevanceTck;
-import org.junit.jupiter.api.Disabled;
 
 /**
  * The RelevanceTck suite through MCP tools, over Streamable HTTP, against a real server on
  * loopback.
  */
-@Disabled("enabled when the Lucene index lands")
 class McpRelevanceTest extends RelevanceTck {
   @Override
   protected SgmClient client() {
