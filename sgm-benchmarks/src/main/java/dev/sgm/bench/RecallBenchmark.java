@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * Evidence recall on LoCoMo through the HTTP API, as {@code shared/data/locomo-dev/README.md}
@@ -41,9 +40,6 @@ public final class RecallBenchmark {
   private static final int LIMIT = 25;
   // Enough calls for the JIT to compile a mode's query path before its latency is timed.
   private static final int WARMUP = 50;
-  // A field that says how far behind the semantic index is: lag, lag_ms, pending, behind, backlog.
-  private static final Pattern LAG = Pattern.compile("(?i).*(lag|pending|behind|backlog).*");
-  private static final Pattern CAUGHT_UP = Pattern.compile("(?i).*(caught_up|up_to_date).*");
   private static final int UNREPORTED_POLLS = 5;
   private static final long MAX_WAIT_MILLIS = 30 * 60_000L;
 
@@ -276,12 +272,9 @@ public final class RecallBenchmark {
       boolean probeFound =
           response.path("records").size() > 0
               && response.path("records").get(0).path("id").asText().equals(probe.id());
-      Map<String, JsonNode> reports = new LinkedHashMap<>();
-      lagFields("retrieval", discovery.path("retrieval"), reports);
-      ObjectNode rest = response.isObject() ? ((ObjectNode) response).deepCopy() : Json.object();
-      rest.remove(List.of("records", "scores"));
-      lagFields("retrieve", rest, reports);
-      Optional<Boolean> caughtUp = caughtUp(reports);
+      Map<String, JsonNode> reports = SemanticLag.reports("retrieval", discovery.path("retrieval"));
+      reports.putAll(SemanticLag.reports("retrieve", response));
+      Optional<Boolean> caughtUp = SemanticLag.caughtUp(reports);
       if (caughtUp.isEmpty()) {
         if (poll >= UNREPORTED_POLLS) {
           System.out.printf(
@@ -324,33 +317,6 @@ public final class RecallBenchmark {
       }
       Thread.sleep(1000);
     }
-  }
-
-  /** Collects the fields under {@code node} that report lag or catching up, by their path. */
-  static void lagFields(String path, JsonNode node, Map<String, JsonNode> into) {
-    if (!node.isObject()) {
-      return;
-    }
-    for (Map.Entry<String, JsonNode> field : node.properties()) {
-      String name = path + "." + field.getKey();
-      JsonNode value = field.getValue();
-      if (value.isObject()) {
-        lagFields(name, value, into);
-      } else if ((value.isNumber() && LAG.matcher(field.getKey()).matches())
-          || (value.isBoolean() && CAUGHT_UP.matcher(field.getKey()).matches())) {
-        into.put(name, value);
-      }
-    }
-  }
-
-  /** Caught up when every lag reported is zero and every flag true; empty when none is reported. */
-  static Optional<Boolean> caughtUp(Map<String, JsonNode> reports) {
-    if (reports.isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(
-        reports.values().stream()
-            .allMatch(v -> v.isBoolean() ? v.booleanValue() : v.doubleValue() == 0));
   }
 
   private void print(List<Pass> passes) {

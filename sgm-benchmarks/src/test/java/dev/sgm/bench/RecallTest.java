@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.Json;
 import dev.sgm.bench.Locomo.Conversation;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -68,16 +67,22 @@ class RecallTest {
 
   @Test
   void aLagOfZeroOrAFlagSaysCaughtUpAndNothingReportedSaysNothing() {
-    Map<String, JsonNode> reports = new LinkedHashMap<>();
-    RecallBenchmark.lagFields(
-        "retrieval", Json.parse("{\"modes\": [\"text\"], \"default_mode\": \"text\"}"), reports);
-    assertEquals(Optional.empty(), RecallBenchmark.caughtUp(reports));
-    RecallBenchmark.lagFields(
-        "retrieval", Json.parse("{\"semantic\": {\"lag\": 12, \"caught_up\": false}}"), reports);
-    assertEquals(2, reports.size());
-    assertEquals(Optional.of(false), RecallBenchmark.caughtUp(reports));
-    reports.clear();
-    RecallBenchmark.lagFields("r", Json.parse("{\"semantic_lag_ms\": 0}"), reports);
-    assertEquals(Optional.of(true), RecallBenchmark.caughtUp(reports));
+    assertEquals(
+        Optional.empty(),
+        SemanticLag.caughtUp(
+            SemanticLag.reports(
+                "retrieval", Json.parse("{\"modes\": [\"text\"], \"default_mode\": \"text\"}"))));
+    Map<String, JsonNode> reports =
+        SemanticLag.reports(
+            "retrieval", Json.parse("{\"semantic\": {\"lag\": 12, \"caught_up\": false}}"));
+    assertEquals(
+        List.of("retrieval.semantic.lag", "retrieval.semantic.caught_up"),
+        List.copyOf(reports.keySet()));
+    assertEquals(Optional.of(false), SemanticLag.caughtUp(reports));
+    assertEquals(
+        Optional.of(true),
+        SemanticLag.caughtUp(
+            SemanticLag.reports(
+                "retrieve", Json.parse("{\"records\": [], \"semantic_lag_ms\": 0}"))));
   }
 }
