@@ -1,6 +1,7 @@
 /**
  * Load harnesses for SGM that print ratios: the engine against raw JDBC on the same H2 settings,
- * and the HTTP transport against a trivial handler on the same server configuration.
+ * the HTTP transport against a trivial handler on the same server configuration, stores with and
+ * without an embedder; and recall on LoCoMo and retrieve latency.
  */
 module dev.sgm.bench {
   requires dev.sgm.core;
@@ -11,4 +12,7 @@ module dev.sgm.bench {
   requires io.grpc.netty.shaded;
   requires java.sql;
   requires com.h2database;
+
+  // Lists the embedder plugins present, to turn them off by name for the comparison.
+  uses dev.sgm.api.spi.EmbedderProvider;
 }

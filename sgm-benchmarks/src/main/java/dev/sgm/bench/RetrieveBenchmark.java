@@ -1,0 +1,209 @@
+package dev.sgm.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.BatchStoreRequest;
+import dev.sgm.api.Caller;
+import dev.sgm.api.Json;
+import dev.sgm.core.ConfigLoader;
+import dev.sgm.core.SgmRuntime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Retrieve latency in process as the store grows: records spread over scopes of 100,000 (one scope
+ * when there are fewer), each an agent's note that mentions a release, and a one-word query ({@code
+ * "release"}) that matches every record of the largest scope. Prints p50 and p99 of {@code mode:
+ * text}, and of {@code hybrid} when the server advertises it (an embedder is active), at each size,
+ * and the growth of p50 from the first size to the last.
+ *
+ * <p>Run: {@code ./sgm-benchmarks/run-retrieve [records ...]} (default 10000 1000000); {@code
+ * -Dsgm.bench.ops} queries per mode (default 1000).
+ */
+public final class RetrieveBenchmark {
+  private static final int SCOPE_SIZE = 100_000;
+  private static final String QUERY = "release";
+  private static final int LIMIT = 10;
+  private static final Caller CALLER = Caller.embedded();
+
+  private RetrieveBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    List<Integer> sizes =
+        args.length == 0
+            ? List.of(10_000, 1_000_000)
+            : Arrays.stream(args).map(a -> Integer.parseInt(a.replace("_", ""))).toList();
+    int ops = Integer.getInteger("sgm.bench.ops", 1000);
+    List<Map<String, Measurement.Result>> runs = new ArrayList<>();
+    for (int size : sizes) {
+      runs.add(run(size, ops));
+    }
+    System.out.println();
+    System.out.println(
+        "targets: text p50 <= 5 ms, p99 <= 20 ms; hybrid p50 <= 15 ms (at 1,000,000 records);"
+            + " growth of p50 <= 3x");
+    if (sizes.size() > 1) {
+      Map<String, Measurement.Result> first = runs.get(0);
+      Map<String, Measurement.Result> last = runs.get(runs.size() - 1);
+      for (String mode : last.keySet()) {
+        if (first.containsKey(mode)) {
+          System.out.printf(
+              Locale.ROOT,
+              "growth of p50 from %,d to %,d records, %s: %.2fx%n",
+              sizes.get(0),
+              sizes.get(sizes.size() - 1),
+              mode,
+              last.get(mode).p50Millis() / first.get(mode).p50Millis());
+        }
+      }
+    }
+  }
+
+  private static Map<String, Measurement.Result> run(int records, int ops) throws Exception {
+    int scopes = (records + SCOPE_SIZE - 1) / SCOPE_SIZE;
+    System.out.printf(
+        Locale.ROOT,
+        "%n%,d records in %d scope(s) of up to %,d; query \"%s\" matches every record of scope p0%n",
+        records,
+        scopes,
+        SCOPE_SIZE,
+        QUERY);
+    try (ScratchDirectory scratch = ScratchDirectory.create("sgm-retrieve-bench");
+        // The environment is read too, so SGM_EMBEDDERS_DISABLED and the like apply.
+        SgmRuntime sgm =
+            SgmRuntime.open(
+                ConfigLoader.load(Map.of(ConfigLoader.DATA_DIR, scratch.path().toString())))) {
+      JsonNode retrieval =
+          sgm.service().invoke(CALLER, "discover", Json.object()).path("retrieval");
+      List<String> modes = new ArrayList<>();
+      retrieval.path("modes").forEach(m -> modes.add(m.asText()));
+      System.out.println(
+          retrieval.isMissingNode()
+              ? "  discovery has no \"retrieval\" object: no retrieve modes advertised"
+              : "  retrieval: " + Json.write(retrieval));
+      seed(sgm, records);
+      Map<String, Measurement.Result> results = new LinkedHashMap<>();
+      if (modes.contains("text")) {
+        results.put("text", measure(sgm, "text", ops));
+      } else {
+        System.out.println("  mode text: n/a (not advertised); measuring retrieve without a mode");
+        results.put("default", measure(sgm, null, ops));
+      }
+      if (modes.contains("hybrid")) {
+        awaitSemanticIndex(sgm);
+        results.put("hybrid", measure(sgm, "hybrid", ops));
+      } else {
+        System.out.println("  mode hybrid: n/a (not advertised: no embedder active)");
+      }
+      return results;
+    }
+  }
+
+  /** Stores the records with store_batch, scope p0 first, printing progress. */
+  private static void seed(SgmRuntime sgm, int records) {
+    AgentNotes notes = new AgentNotes(42);
+    long t0 = System.nanoTime();
+    int step = Math.max(BatchStoreRequest.MAX_RECORDS, records / 10);
+    List<JsonNode> batch = new ArrayList<>();
+    for (int i = 0; i < records; i++) {
+      ObjectNode r = Json.object();
+      r.put("id", "n" + i);
+      r.put("type", "note");
+      r.putObject("scope").put("project", "p" + i / SCOPE_SIZE);
+      r.put("content", "For the " + notes.version() + " release: " + notes.next());
+      r.putObject("provenance").put("agent", "bench");
+      batch.add(r);
+      if (batch.size() == BatchStoreRequest.MAX_RECORDS || i == records - 1) {
+        sgm.service().storeBatch(CALLER, new BatchStoreRequest(batch, false));
+        batch = new ArrayList<>();
+        if ((i + 1) % step == 0 || i == records - 1) {
+          double seconds = (System.nanoTime() - t0) / 1e9;
+          System.out.printf(
+              Locale.ROOT,
+              "  seeded %,d of %,d records in %.0f s (%,.0f records/s)%n",
+              i + 1,
+              records,
+              seconds,
+              (i + 1) / seconds);
+        }
+      }
+    }
+  }
+
+  private static JsonNode retrieve(SgmRuntime sgm, String mode) {
+    ObjectNode q = Json.object();
+    q.putObject("scope").put("project", "p0");
+    q.put("text", QUERY);
+    q.put("limit", LIMIT);
+    if (mode != null) {
+      q.put("mode", mode);
+    }
+    return sgm.service().invoke(CALLER, "retrieve", q);
+  }
+
+  private static Measurement.Result measure(SgmRuntime sgm, String mode, int ops) {
+    JsonNode first = retrieve(sgm, mode);
+    if (first.path("records").size() == 0) {
+      throw new IllegalStateException("the query found nothing: " + Json.write(first));
+    }
+    // Enough calls for the JIT to compile the query path before it is timed.
+    for (int i = 0; i < Math.min(200, ops); i++) {
+      retrieve(sgm, mode);
+    }
+    long[] nanos = new long[ops];
+    long start = System.nanoTime();
+    for (int i = 0; i < ops; i++) {
+      long t0 = System.nanoTime();
+      retrieve(sgm, mode);
+      nanos[i] = System.nanoTime() - t0;
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    Arrays.sort(nanos);
+    String name = mode == null ? "retrieve, no mode" : "retrieve, mode " + mode;
+    Measurement.Result result = new Measurement.Result(name, ops, seconds, nanos);
+    result.print();
+    System.out.printf(
+        Locale.ROOT,
+        "    limit %d: %d records returned, total %s%n",
+        LIMIT,
+        first.path("records").size(),
+        first.path("total").isMissingNode() ? "not given" : first.path("total").asText());
+    return result;
+  }
+
+  /** Waits (up to {@code sgm.bench.semantic.wait} seconds) while the server reports lag. */
+  private static void awaitSemanticIndex(SgmRuntime sgm) throws InterruptedException {
+    long deadline =
+        System.nanoTime() + Long.getLong("sgm.bench.semantic.wait", 600) * 1_000_000_000L;
+    long start = System.nanoTime();
+    while (true) {
+      Map<String, JsonNode> reports =
+          SemanticLag.reports(
+              "retrieval",
+              sgm.service().invoke(CALLER, "discover", Json.object()).path("retrieval"));
+      reports.putAll(SemanticLag.reports("retrieve", retrieve(sgm, "semantic")));
+      Optional<Boolean> caughtUp = SemanticLag.caughtUp(reports);
+      if (caughtUp.isEmpty()) {
+        System.out.println(
+            "  the server does not report how far its semantic index lags: could not tell whether"
+                + " it has caught up");
+        return;
+      }
+      if (caughtUp.get() || System.nanoTime() > deadline) {
+        System.out.printf(
+            Locale.ROOT,
+            "  semantic index %s after %.0f s: %s%n",
+            caughtUp.get() ? "caught up" : "still behind",
+            (System.nanoTime() - start) / 1e9,
+            reports);
+        return;
+      }
+      Thread.sleep(1000);
+    }
+  }
+}
