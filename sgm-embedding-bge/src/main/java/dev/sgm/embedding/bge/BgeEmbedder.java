@@ -1,0 +1,332 @@
+package dev.sgm.embedding.bge;
+
+import ai.onnxruntime.OnnxTensor;
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtLoggingLevel;
+import ai.onnxruntime.OrtSession;
+import dev.langchain4j.model.embedding.onnx.AbstractInProcessEmbeddingModel;
+import dev.langchain4j.model.embedding.onnx.OnnxBertBiEncoder;
+import dev.langchain4j.model.embedding.onnx.PoolingMode;
+import dev.langchain4j.model.embedding.onnx.bgesmallenv15q.BgeSmallEnV15QuantizedEmbeddingModel;
+import dev.sgm.api.spi.Embedder;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.LongBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.PriorityBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The quantised bge-small-en-v1.5 model in process: one ONNX Runtime session shared by every
+ * caller, run by a fixed set of worker threads, so that concurrent callers queue instead of
+ * multiplying threads beyond the cores. Queries go ahead of passages in the queue, so a search is
+ * not kept waiting behind a large write.
+ */
+final class BgeEmbedder implements Embedder {
+  static final String MODEL = "bge-small-en-v1.5-q";
+  static final int DIMENSIONS = 384;
+
+  /** The instruction bge models expect before a query (and not before a passage). */
+  static final String QUERY_PREFIX = "Represent this sentence for searching relevant passages: ";
+
+  // Files inside the model's jar (outside any package, so readable from another module).
+  private static final String MODEL_FILE = "/bge-small-en-v1.5-q.onnx";
+  private static final String TOKENIZER_FILE = "/bge-small-en-v1.5-q-tokenizer.json";
+
+  // The ids of [CLS] and [SEP] in the model's (bert-base-uncased) vocabulary: the whole encoding of
+  // a text with no tokens.
+  private static final long CLS = 101;
+  private static final long SEP = 102;
+
+  // DJL reports at WARNING what is expected here (no GPU, a tokenizer without a maximum length),
+  // which would reach every command's standard error; its errors still show. Held here because
+  // java.util.logging keeps loggers only while they are referenced.
+  private static final Logger DJL_LOG = Logger.getLogger("ai.djl");
+
+  private static final int QUERY = 0;
+  private static final int PASSAGE = 1;
+
+  private final BgeSettings settings;
+  private final OrtSession session;
+  private final Model model;
+  private final ThreadPoolExecutor workers;
+  private final float[] blank;
+  private final AtomicLong order = new AtomicLong();
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private BgeEmbedder(BgeSettings settings, OrtEnvironment environment, OrtSession session) {
+    this.settings = settings;
+    this.session = session;
+    try (InputStream tokenizer = open(TOKENIZER_FILE)) {
+      this.model =
+          new Model(new OnnxBertBiEncoder(environment, session, tokenizer, PoolingMode.CLS));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    this.blank = emptyTextVector(environment, session);
+    AtomicLong threads = new AtomicLong();
+    this.workers =
+        new ThreadPoolExecutor(
+            settings.workers(),
+            settings.workers(),
+            1,
+            TimeUnit.MINUTES,
+            new PriorityBlockingQueue<>(),
+            task ->
+                Thread.ofPlatform()
+                    .daemon()
+                    .name(BgeEmbedderProvider.NAME + "-" + threads.incrementAndGet())
+                    .unstarted(task));
+    // Idle workers go away after a minute; the session stays.
+    workers.allowCoreThreadTimeOut(true);
+  }
+
+  /** Loads the model from its jar (no network) and starts the workers. */
+  static BgeEmbedder load(BgeSettings settings) {
+    // DJL, under the tokenizer, otherwise looks for a GPU build to download and reports use to
+    // its makers when it runs on a cloud machine; this plugin promises to stay offline.
+    if (System.getProperty("ai.djl.offline") == null) {
+      System.setProperty("ai.djl.offline", "true");
+    }
+    if (DJL_LOG.getLevel() == null) {
+      DJL_LOG.setLevel(Level.SEVERE);
+    }
+    OrtEnvironment environment = OrtEnvironment.getEnvironment();
+    byte[] onnx;
+    try (InputStream in = open(MODEL_FILE)) {
+      onnx = in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    OrtSession session;
+    try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
+      options.setIntraOpNumThreads(settings.intraOpThreads());
+      options.setInterOpNumThreads(1);
+      options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
+      // Idle intra-op threads spin by default, taking cores from the other workers.
+      options.addConfigEntry("session.intra_op.allow_spinning", "0");
+      options.setSessionLogLevel(OrtLoggingLevel.ORT_LOGGING_LEVEL_ERROR);
+      session = environment.createSession(onnx, options);
+    } catch (OrtException e) {
+      throw new IllegalStateException(MODEL + ": the model could not be loaded: " + e, e);
+    }
+    try {
+      return new BgeEmbedder(settings, environment, session);
+    } catch (RuntimeException e) {
+      closeQuietly(session);
+      throw e;
+    }
+  }
+
+  @Override
+  public String model() {
+    return MODEL;
+  }
+
+  @Override
+  public int dimensions() {
+    return DIMENSIONS;
+  }
+
+  @Override
+  public List<float[]> embedPassages(List<String> texts) {
+    List<float[]> vectors = new ArrayList<>(texts.size());
+    // One batch at a time: another caller's batch, queued meanwhile, is served between two of ours.
+    for (int from = 0; from < texts.size(); from += settings.batchSize()) {
+      List<Job> batch = new ArrayList<>();
+      for (String text : texts.subList(from, Math.min(texts.size(), from + settings.batchSize()))) {
+        batch.add(schedule(PASSAGE, clip(text)));
+      }
+      try {
+        for (Job job : batch) {
+          vectors.add(await(job));
+        }
+      } finally {
+        batch.forEach(job -> job.cancel(false));
+      }
+    }
+    return vectors;
+  }
+
+  @Override
+  public float[] embedQuery(String text) {
+    String clipped = clip(text);
+    return await(schedule(QUERY, clipped.isBlank() ? clipped : QUERY_PREFIX + clipped));
+  }
+
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      // Texts still queued are cancelled, so their callers are answered rather than left waiting.
+      workers.shutdownNow().forEach(task -> ((Job) task).cancel(false));
+      try {
+        workers.awaitTermination(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      closeQuietly(session);
+    }
+  }
+
+  /** Runs on a worker: the unit vector of one text. */
+  private float[] embed(String text) {
+    if (text.isBlank()) {
+      return blank.clone();
+    }
+    try {
+      return unit(model.embed(text).content().vector());
+    } catch (IllegalArgumentException noTokens) {
+      // langchain4j refuses a text the tokenizer keeps nothing of (only control characters, say).
+      return blank.clone();
+    }
+  }
+
+  private Job schedule(int priority, String text) {
+    Job job = new Job(priority, order.getAndIncrement(), () -> embed(text));
+    try {
+      workers.execute(job);
+    } catch (RejectedExecutionException e) {
+      throw new IllegalStateException(MODEL + " is closed", e);
+    }
+    return job;
+  }
+
+  private static float[] await(Job job) {
+    try {
+      return job.get();
+    } catch (InterruptedException e) {
+      job.cancel(false);
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while embedding", e);
+    } catch (CancellationException e) {
+      throw new IllegalStateException(MODEL + " is closed", e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(MODEL + ": embedding failed: " + e.getCause(), e.getCause());
+    }
+  }
+
+  /** The start of a long text, so that one text costs at most about one model window. */
+  private String clip(String text) {
+    int max = settings.maxChars();
+    if (text.length() <= max) {
+      return text;
+    }
+    return text.substring(0, Character.isHighSurrogate(text.charAt(max - 1)) ? max - 1 : max);
+  }
+
+  /** Scales a vector to length 1, so that the dot product of two is their cosine. */
+  static float[] unit(float[] vector) {
+    double sum = 0;
+    for (float v : vector) {
+      sum += (double) v * v;
+    }
+    if (sum == 0) {
+      return vector;
+    }
+    float scale = (float) (1 / Math.sqrt(sum));
+    for (int i = 0; i < vector.length; i++) {
+      vector[i] *= scale;
+    }
+    return vector;
+  }
+
+  /**
+   * What the model makes of a text with no words ([CLS] [SEP] alone): the vector of a blank text,
+   * computed once, since langchain4j refuses to embed one.
+   */
+  private static float[] emptyTextVector(OrtEnvironment environment, OrtSession session) {
+    long[] shape = {1, 2};
+    try (OnnxTensor ids =
+            OnnxTensor.createTensor(environment, LongBuffer.wrap(new long[] {CLS, SEP}), shape);
+        OnnxTensor mask =
+            OnnxTensor.createTensor(environment, LongBuffer.wrap(new long[] {1, 1}), shape);
+        OnnxTensor types =
+            OnnxTensor.createTensor(environment, LongBuffer.wrap(new long[] {0, 0}), shape)) {
+      Map<String, OnnxTensor> inputs = new HashMap<>();
+      inputs.put("input_ids", ids);
+      inputs.put("attention_mask", mask);
+      if (session.getInputNames().contains("token_type_ids")) {
+        inputs.put("token_type_ids", types);
+      }
+      try (OrtSession.Result result = session.run(inputs)) {
+        float[][][] hidden = (float[][][]) result.get(0).getValue();
+        return unit(hidden[0][0].clone());
+      }
+    } catch (OrtException e) {
+      throw new IllegalStateException(MODEL + ": the model could not be run: " + e, e);
+    }
+  }
+
+  private static InputStream open(String file) {
+    // A class literal does not initialise the class: its static initialiser would load a second
+    // session with ONNX Runtime's default threads.
+    InputStream in = BgeSmallEnV15QuantizedEmbeddingModel.class.getResourceAsStream(file);
+    if (in == null) {
+      throw new IllegalStateException(MODEL + ": " + file + " is missing from the model's jar");
+    }
+    return in;
+  }
+
+  private static void closeQuietly(OrtSession session) {
+    try {
+      session.close();
+    } catch (OrtException e) {
+      // Nothing more can be released.
+    }
+  }
+
+  /** A text waiting for a worker; queries first, then in the order they came. */
+  private static final class Job extends FutureTask<float[]> implements Comparable<Job> {
+    private final int priority;
+    private final long order;
+
+    Job(int priority, long order, Callable<float[]> work) {
+      super(work);
+      this.priority = priority;
+      this.order = order;
+    }
+
+    @Override
+    public int compareTo(Job other) {
+      return priority != other.priority
+          ? Integer.compare(priority, other.priority)
+          : Long.compare(order, other.order);
+    }
+  }
+
+  /** langchain4j's model over this session; it is only handed single texts. */
+  private static final class Model extends AbstractInProcessEmbeddingModel {
+    private final OnnxBertBiEncoder encoder;
+
+    Model(OnnxBertBiEncoder encoder) {
+      // The executor would parallelise a list of texts; single texts are embedded in the caller.
+      super(Runnable::run);
+      this.encoder = encoder;
+    }
+
+    @Override
+    protected OnnxBertBiEncoder model() {
+      return encoder;
+    }
+
+    @Override
+    protected Integer knownDimension() {
+      return DIMENSIONS;
+    }
+  }
+}

@@ -1,0 +1,25 @@
+package dev.sgm.embedding.bge;
+
+import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.Embedder;
+import dev.sgm.api.spi.EmbedderContext;
+import dev.sgm.api.spi.EmbedderProvider;
+
+/**
+ * Provides the {@code bge-small-en} embedder: bge-small-en-v1.5, quantised (384 dimensions), run in
+ * process from the model inside its jar, with no network and no key. Settings are read under {@code
+ * bge-small-en.} (see {@link BgeSettings}).
+ */
+public final class BgeEmbedderProvider implements EmbedderProvider {
+  static final String NAME = "bge-small-en";
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public Embedder create(Config config, EmbedderContext context) {
+    return BgeEmbedder.load(BgeSettings.from(config));
+  }
+}
