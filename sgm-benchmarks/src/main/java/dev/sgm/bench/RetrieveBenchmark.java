@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
 import dev.sgm.api.Caller;
 import dev.sgm.api.Json;
+import dev.sgm.api.SgmException;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;
 import java.util.ArrayList;
@@ -50,8 +51,16 @@ public final class RetrieveBenchmark {
     if (sizes.size() > 1) {
       Map<String, Measurement.Result> first = runs.get(0);
       Map<String, Measurement.Result> last = runs.get(runs.size() - 1);
-      for (String mode : last.keySet()) {
-        if (first.containsKey(mode)) {
+      for (String mode : first.keySet()) {
+        if (!last.containsKey(mode)) {
+          System.out.printf(
+              Locale.ROOT,
+              "growth of p50 from %,d to %,d records, %s: n/a (no figure at %,d)%n",
+              sizes.get(0),
+              sizes.get(sizes.size() - 1),
+              mode,
+              sizes.get(sizes.size() - 1));
+        } else {
           System.out.printf(
               Locale.ROOT,
               "growth of p50 from %,d to %,d records, %s: %.2fx%n",
@@ -89,14 +98,14 @@ public final class RetrieveBenchmark {
       seed(sgm, records);
       Map<String, Measurement.Result> results = new LinkedHashMap<>();
       if (modes.contains("text")) {
-        results.put("text", measure(sgm, "text", ops));
+        measure(sgm, "text", ops).ifPresent(r -> results.put("text", r));
       } else {
         System.out.println("  mode text: n/a (not advertised); measuring retrieve without a mode");
-        results.put("default", measure(sgm, null, ops));
+        measure(sgm, null, ops).ifPresent(r -> results.put("default", r));
       }
       if (modes.contains("hybrid")) {
         awaitSemanticIndex(sgm);
-        results.put("hybrid", measure(sgm, "hybrid", ops));
+        measure(sgm, "hybrid", ops).ifPresent(r -> results.put("hybrid", r));
       } else {
         System.out.println("  mode hybrid: n/a (not advertised: no embedder active)");
       }
@@ -146,8 +155,16 @@ public final class RetrieveBenchmark {
     return sgm.service().invoke(CALLER, "retrieve", q);
   }
 
-  private static Measurement.Result measure(SgmRuntime sgm, String mode, int ops) {
-    JsonNode first = retrieve(sgm, mode);
+  /** The query's latency in {@code mode}; empty, with the reason printed, when it fails. */
+  private static Optional<Measurement.Result> measure(SgmRuntime sgm, String mode, int ops) {
+    String name = mode == null ? "retrieve, no mode" : "retrieve, mode " + mode;
+    JsonNode first;
+    try {
+      first = retrieve(sgm, mode);
+    } catch (SgmException e) {
+      System.out.println("  " + name + ": failed: " + e.code().wireName() + ": " + e.getMessage());
+      return Optional.empty();
+    }
     if (first.path("records").size() == 0) {
       throw new IllegalStateException("the query found nothing: " + Json.write(first));
     }
@@ -164,7 +181,6 @@ public final class RetrieveBenchmark {
     }
     double seconds = (System.nanoTime() - start) / 1e9;
     Arrays.sort(nanos);
-    String name = mode == null ? "retrieve, no mode" : "retrieve, mode " + mode;
     Measurement.Result result = new Measurement.Result(name, ops, seconds, nanos);
     result.print();
     System.out.printf(
@@ -173,7 +189,7 @@ public final class RetrieveBenchmark {
         LIMIT,
         first.path("records").size(),
         first.path("total").isMissingNode() ? "not given" : first.path("total").asText());
-    return result;
+    return Optional.of(result);
   }
 
   /** Waits (up to {@code sgm.bench.semantic.wait} seconds) while the server reports lag. */
