@@ -26,17 +26,24 @@ final class Cursors {
   record Cursor(Position after, long mark) {}
 
   /** A decoded relevance cursor. */
-  record Relevance(long mark, SearchQuery.After after, int offset, SearchQuery.Frozen frozen) {}
+  record Relevance(
+      long mark,
+      long vectorGeneration,
+      SearchQuery.After after,
+      int offset,
+      SearchQuery.Frozen frozen) {}
 
   static String encodeRelevance(
       RetrieveQuery query,
       long mark,
+      long vectorGeneration,
       SearchQuery.After after,
       int offset,
       SearchQuery.Frozen frozen) {
     ObjectNode json = Json.object();
     json.put("v", RELEVANCE_FORMAT);
     json.put("m", mark);
+    json.put("g", vectorGeneration);
     json.put("s", after.value());
     json.put("k", after.rowKey());
     json.put("o", offset);
@@ -57,6 +64,7 @@ final class Cursors {
     JsonNode json = parse(query.cursor());
     if (json.path("v").asInt() != RELEVANCE_FORMAT
         || !json.path("m").isIntegralNumber()
+        || !json.path("g").isIntegralNumber()
         || !json.path("s").isNumber()
         || !json.path("k").isIntegralNumber()
         || !json.path("o").canConvertToInt()
@@ -81,6 +89,7 @@ final class Cursors {
     }
     return new Relevance(
         json.path("m").longValue(),
+        json.path("g").longValue(),
         new SearchQuery.After(json.path("s").asDouble(), json.path("k").longValue()),
         json.path("o").asInt(),
         frozen);

@@ -455,6 +455,8 @@ final class Engine implements SgmService {
     }
     Cursors.Relevance cursor = query.cursor() == null ? null : Cursors.decodeRelevance(query);
     long mark = cursor != null ? cursor.mark() : storage.committedSequence();
+    // Read before the search: every embedding of this generation or older is searchable then.
+    long generation = cursor != null ? cursor.vectorGeneration() : search.vectorGeneration();
     search.awaitVisible(mark);
     // A model reads a few hundred words at most; a longer text would only cost time.
     String asked = query.text();
@@ -500,6 +502,7 @@ final class Engine implements SgmService {
                 micros(query.createdBefore()),
                 micros(query.updatedAfter()),
                 mark,
+                generation,
                 query.text(),
                 SearchQuery.Ranking.valueOf(mode.name()),
                 vector,
@@ -539,6 +542,7 @@ final class Engine implements SgmService {
           Cursors.encodeRelevance(
               query,
               mark,
+              generation,
               new SearchQuery.After(last.value(), last.rowKey()),
               (cursor == null ? 0 : cursor.offset()) + result.hits().size(),
               result.frozen());

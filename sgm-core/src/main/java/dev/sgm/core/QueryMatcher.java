@@ -88,7 +88,7 @@ final class QueryMatcher {
                 RecordIndex.NONE,
                 i + 1,
                 0);
-        index.put(SearchFollower.indexed(row, record.view(), null));
+        index.put(SearchFollower.indexed(row, record.view(), null, 0));
       }
       index.refresh();
       SearchResult found =
@@ -104,6 +104,7 @@ final class QueryMatcher {
                   null,
                   null,
                   null,
+                  Long.MAX_VALUE,
                   Long.MAX_VALUE,
                   query.text(),
                   SearchQuery.Ranking.TEXT,

@@ -94,6 +94,15 @@ final class SearchFollower implements AutoCloseable {
 
   private int embeddingNow;
 
+  /** Embeddings being put into the index, not yet searchable. */
+  private int applyingNow;
+
+  /**
+   * Counts the batches of embeddings that became searchable. A query remembers the generation it
+   * ranked with, so that embeddings arriving while someone pages do not reorder later pages.
+   */
+  private volatile long vectorGeneration;
+
   /** When this process last committed a write, for yielding the processor to writers. */
   private volatile long lastWrite;
 
@@ -157,6 +166,10 @@ final class SearchFollower implements AutoCloseable {
         }
         LOG.log(System.Logger.Level.ERROR, "the search index fell behind; retrying", e);
         sleep(500);
+      } catch (Error e) {
+        // Not to be retried: text queries say so at once instead of waiting for a dead thread.
+        fail("the search index stopped", new IllegalStateException(e.toString(), e));
+        throw e;
       }
     }
   }
@@ -268,6 +281,12 @@ final class SearchFollower implements AutoCloseable {
       index.refresh();
       dirty = true;
     }
+    if (appliedVectors) {
+      vectorGeneration++;
+    }
+    synchronized (monitor) {
+      applyingNow = 0;
+    }
     if (batch.through() > from || changed) {
       publish(batch.through());
     }
@@ -290,14 +309,15 @@ final class SearchFollower implements AutoCloseable {
 
   private void put(StoredRecord row) throws IOException {
     ObjectNode document = (ObjectNode) Json.parse(row.document());
-    index.put(indexed(row, document, null));
+    index.put(indexed(row, document, null, 0));
     if (embedder != null) {
       enqueueEmbedding(row.rowKey(), embeddingText(document));
     }
   }
 
   /** The index's view of a stored row. */
-  static IndexedRecord indexed(StoredRecord row, ObjectNode document, float[] vector) {
+  static IndexedRecord indexed(
+      StoredRecord row, ObjectNode document, float[] vector, long vectorGeneration) {
     RecordIndex filters = INDEXER.index(document);
     List<String> fields = new ArrayList<>(filters.fields().size());
     for (RecordIndex.FieldValue field : filters.fields()) {
@@ -319,7 +339,8 @@ final class SearchFollower implements AutoCloseable {
         row.updatedMicros(),
         row.createdSeq(),
         row.version(),
-        vector);
+        vector,
+        vectorGeneration);
   }
 
   /** A data/metadata criterion as the index keeps it. */
@@ -440,7 +461,10 @@ final class SearchFollower implements AutoCloseable {
     }
   }
 
-  /** Puts finished embeddings into the index, for records whose text has not changed since. */
+  /**
+   * Puts finished embeddings into the index, for records whose text has not changed since, under
+   * the next vector generation (published by {@link #step} once they are searchable).
+   */
   private boolean applyEmbeddings() throws IOException {
     List<Embedded> ready;
     synchronized (monitor) {
@@ -449,7 +473,9 @@ final class SearchFollower implements AutoCloseable {
       }
       ready = new ArrayList<>(embedded);
       embedded.clear();
+      applyingNow = ready.size();
     }
+    long generation = vectorGeneration + 1;
     Map<Long, Embedded> byRow = new HashMap<>();
     ready.forEach(e -> byRow.put(e.rowKey(), e));
     boolean applied = false;
@@ -457,7 +483,7 @@ final class SearchFollower implements AutoCloseable {
       ObjectNode document = (ObjectNode) Json.parse(row.document());
       Embedded e = byRow.get(row.rowKey());
       if (e.text().equals(embeddingText(document))) {
-        index.put(indexed(row, document, e.vector()));
+        index.put(indexed(row, document, e.vector(), generation));
         applied = true;
       }
     }
@@ -467,7 +493,7 @@ final class SearchFollower implements AutoCloseable {
   /** Records whose embedding is not in the index yet: semantic search cannot find them yet. */
   int pendingEmbeddings() {
     synchronized (monitor) {
-      return toEmbed.size() + embeddingNow + embedded.size();
+      return toEmbed.size() + embeddingNow + embedded.size() + applyingNow;
     }
   }
 
@@ -517,6 +543,11 @@ final class SearchFollower implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** The newest vector generation searchable now. */
+  long vectorGeneration() {
+    return vectorGeneration;
   }
 
   /** The index's state, for discovery. */

@@ -16,6 +16,7 @@ import java.util.Objects;
  * @param createdSeq the write sequence number at which the record was (last) created, for paging
  *     marks
  * @param vector the record's embedding, or null when it has none yet
+ * @param vectorGeneration when the embedding was added (see {@link SearchQuery#vectorGeneration()})
  */
 public record IndexedRecord(
     String key,
@@ -32,7 +33,8 @@ public record IndexedRecord(
     long updatedMicros,
     long createdSeq,
     long version,
-    float[] vector) {
+    float[] vector,
+    long vectorGeneration) {
   public IndexedRecord {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(scope, "scope");
@@ -41,25 +43,5 @@ public record IndexedRecord(
     Objects.requireNonNull(type, "type");
     tags = List.copyOf(tags);
     fields = List.copyOf(fields);
-  }
-
-  /** This record with an embedding. */
-  public IndexedRecord withVector(float[] value) {
-    return new IndexedRecord(
-        key,
-        rowKey,
-        scope,
-        scopePairs,
-        id,
-        type,
-        tags,
-        fields,
-        title,
-        content,
-        createdMicros,
-        updatedMicros,
-        createdSeq,
-        version,
-        value);
   }
 }

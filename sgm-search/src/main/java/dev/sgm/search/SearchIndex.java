@@ -86,6 +86,7 @@ public final class SearchIndex implements AutoCloseable {
   private static final String CONTENT = "content";
   private static final String VECTOR = "vector";
   private static final String HAS_VECTOR = "has_vector";
+  private static final String VECTOR_GENERATION = "vgen";
 
   /** Keyword values longer than this are indexed by their hash: Lucene refuses huge terms. */
   private static final int MAX_KEYWORD_BYTES = 4096;
@@ -229,6 +230,7 @@ public final class SearchIndex implements AutoCloseable {
     if (r.vector() != null) {
       doc.add(new KnnFloatVectorField(VECTOR, r.vector(), VectorSimilarityFunction.DOT_PRODUCT));
       doc.add(new StringField(HAS_VECTOR, "y", Field.Store.NO));
+      doc.add(new LongPoint(VECTOR_GENERATION, r.vectorGeneration()));
     }
     return doc;
   }
@@ -363,8 +365,39 @@ public final class SearchIndex implements AutoCloseable {
 
   private SearchResult semantic(IndexSearcher searcher, SearchQuery q, Query filter, int truncated)
       throws IOException {
-    Map<Long, Double> dense = dense(searcher, q, filter, q.offset() + q.limit() + 1);
-    return page(q, dense, searcher.count(filter), null, truncated, dense.size() > q.offset());
+    int depth = q.offset() + q.limit() + 1;
+    Map<Long, Double> dense = dense(searcher, q, filter, depth);
+    addUnembedded(searcher, q, filter, depth - dense.size(), dense);
+    return page(
+        q,
+        dense,
+        searcher.count(filter),
+        new SearchQuery.Frozen(new Statistics(), null),
+        truncated);
+  }
+
+  /**
+   * Adds up to {@code count} records that pass the filter but have no embedding yet, at score 0
+   * (newest first): every record matches by meaning, and one not yet embedded is not left out of
+   * the answer, only ranked last.
+   */
+  private static void addUnembedded(
+      IndexSearcher searcher, SearchQuery q, Query filter, int count, Map<Long, Double> scores)
+      throws IOException {
+    if (count <= 0) {
+      return;
+    }
+    Query embedded =
+        q.vectorGeneration() == Long.MAX_VALUE
+            ? new TermQuery(new Term(HAS_VECTOR, "y"))
+            : atMost(VECTOR_GENERATION, q.vectorGeneration(), 0);
+    Query waiting =
+        new BooleanQuery.Builder().add(filter, Occur.FILTER).add(embedded, Occur.MUST_NOT).build();
+    Sort newest = new Sort(new SortField(ROW, SortField.Type.LONG, true));
+    TopFieldDocs top = searcher.search(waiting, new TopFieldCollectorManager(newest, count, 0));
+    for (ScoreDoc hit : top.scoreDocs) {
+      scores.putIfAbsent((Long) ((FieldDoc) hit).fields[0], 0.0);
+    }
   }
 
   private SearchResult hybrid(
@@ -405,7 +438,8 @@ public final class SearchIndex implements AutoCloseable {
     for (Map.Entry<Long, Double> e : dense.entrySet()) {
       fused.merge(e.getKey(), 0.5 * normalise(e.getValue(), bounds[2], bounds[3]), Double::sum);
     }
-    return page(q, fused, searcher.count(filter), bounds, truncated, true);
+    addUnembedded(searcher, q, filter, depth - dense.size(), fused);
+    return page(q, fused, searcher.count(filter), new SearchQuery.Frozen(used, bounds), truncated);
   }
 
   /** The top {@code k} records by closeness of their embedding, among those the filter passes. */
@@ -418,7 +452,15 @@ public final class SearchIndex implements AutoCloseable {
     if (!hasVectors(searcher)) {
       return scores;
     }
-    TopDocs top = searcher.search(new KnnFloatVectorQuery(VECTOR, q.vector(), k, filter), k);
+    Query embedded = filter;
+    if (q.vectorGeneration() != Long.MAX_VALUE) {
+      embedded =
+          new BooleanQuery.Builder()
+              .add(filter, Occur.FILTER)
+              .add(atMost(VECTOR_GENERATION, q.vectorGeneration(), 0), Occur.FILTER)
+              .build();
+    }
+    TopDocs top = searcher.search(new KnnFloatVectorQuery(VECTOR, q.vector(), k, embedded), k);
     List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
     for (ScoreDoc hit : top.scoreDocs) {
       scores.put(rowKey(leaves, hit.doc), (double) hit.score);
@@ -444,14 +486,16 @@ public final class SearchIndex implements AutoCloseable {
     return rows.longValue();
   }
 
-  /** The page after {@code q.after()} of {@code scores}, best first, ties by row key. */
+  /**
+   * The page after {@code q.after()} of {@code scores}, best first, ties by row key; {@code frozen}
+   * is what the next page must rank with.
+   */
   private static SearchResult page(
       SearchQuery q,
       Map<Long, Double> scores,
       long total,
-      double[] bounds,
-      int truncated,
-      boolean mayHaveMore) {
+      SearchQuery.Frozen frozen,
+      int truncated) {
     List<Map.Entry<Long, Double>> ranked = new ArrayList<>(scores.entrySet());
     Comparator<Map.Entry<Long, Double>> best =
         Comparator.<Map.Entry<Long, Double>>comparingDouble(Map.Entry::getValue)
@@ -465,13 +509,12 @@ public final class SearchIndex implements AutoCloseable {
         continue;
       }
       if (hits.size() == q.limit()) {
-        more = mayHaveMore;
+        more = true;
         break;
       }
       hits.add(new SearchResult.Hit(e.getKey(), e.getValue()));
     }
-    return new SearchResult(
-        hits, total, more, new SearchQuery.Frozen(new Statistics(), bounds), truncated);
+    return new SearchResult(hits, total, more, frozen, truncated);
   }
 
   private static boolean isAfter(double value, long row, SearchQuery.After after) {

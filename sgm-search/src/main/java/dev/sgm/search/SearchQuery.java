@@ -14,6 +14,9 @@ import java.util.Set;
  * @param fields canonical {@code path NUL value} pairs that must all be present
  * @param createdAfter exclusive lower bound on creation, microseconds, or null
  * @param mark only records created at or before this sequence number, or {@link Long#MAX_VALUE}
+ * @param vectorGeneration only embeddings added at or before this generation rank by meaning; a
+ *     record embedded later counts as not embedded yet, so that pages rank alike while embeddings
+ *     arrive ({@link Long#MAX_VALUE}: all)
  * @param text the query text, or null for a query ordered by time
  * @param vector the query's embedding for semantic and hybrid ranking, or null
  * @param offset how many results earlier pages returned (for the depth of candidate lists)
@@ -32,6 +35,7 @@ public record SearchQuery(
     Long createdBefore,
     Long updatedAfter,
     long mark,
+    long vectorGeneration,
     String text,
     Ranking ranking,
     float[] vector,

@@ -25,7 +25,8 @@ class SearchIndexTest {
         row,
         row,
         1,
-        null);
+        null,
+        0);
   }
 
   private static SearchQuery query(
@@ -46,6 +47,7 @@ class SearchIndexTest {
         null,
         null,
         null,
+        Long.MAX_VALUE,
         Long.MAX_VALUE,
         text,
         SearchQuery.Ranking.TEXT,
@@ -90,7 +92,8 @@ class SearchIndexTest {
               101,
               101,
               1,
-              null));
+              null,
+              0));
       index.put(
           new IndexedRecord(
               "p=a:102",
@@ -107,7 +110,8 @@ class SearchIndexTest {
               102,
               102,
               1,
-              null));
+              null,
+              0));
       index.refresh();
       SearchResult found = index.search(query("p=a", "deployment", 10, null, null, List.of()));
       assertEquals(
