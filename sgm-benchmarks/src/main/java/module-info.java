@@ -1,6 +1,7 @@
 /**
  * Load harnesses for SGM that print ratios: the engine against raw JDBC on the same H2 settings,
- * and the HTTP transport against a trivial handler on the same server configuration.
+ * the HTTP transport against a trivial handler on the same server configuration, and what the
+ * embedder plugin costs.
  */
 module dev.sgm.bench {
   requires dev.sgm.core;
@@ -11,4 +12,6 @@ module dev.sgm.bench {
   requires io.grpc.netty.shaded;
   requires java.sql;
   requires com.h2database;
+
+  uses dev.sgm.api.spi.EmbedderProvider;
 }
