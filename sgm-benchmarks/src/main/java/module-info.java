@@ -1,7 +1,7 @@
 /**
  * Load harnesses for SGM that print ratios: the engine against raw JDBC on the same H2 settings,
  * the HTTP transport against a trivial handler on the same server configuration, stores with and
- * without an embedder; and recall on LoCoMo and retrieve latency.
+ * without an embedder, what the embedder plugin costs; and recall on LoCoMo and retrieve latency.
  */
 module dev.sgm.bench {
   requires dev.sgm.core;

@@ -126,6 +126,32 @@ class DistributionIT {
   }
 
   @Test
+  void theEmbedderShipsInPluginsAndStartsQuietlyWithOrWithoutIt() throws Exception {
+    List<String> embedderJars =
+        List.of("sgm-embedding-bge-", "langchain4j-", "onnxruntime-", "tokenizers-", "api-");
+    Path dist = copy();
+    List<Path> present;
+    try (Stream<Path> plugins = Files.list(dist.resolve("plugins"))) {
+      present =
+          plugins
+              .filter(p -> embedderJars.stream().anyMatch(p.getFileName().toString()::startsWith))
+              .toList();
+    }
+    assertEquals(
+        7, present.size(), "the plugin, langchain4j (3), ONNX Runtime, DJL (2): " + present);
+    // Natives granted by the launcher only for modules that are there: nothing on standard error.
+    Result with = sgm(dist, Map.of(), "--memory", "discover");
+    assertEquals(0, with.code(), with.err());
+    assertEquals("", with.err());
+    for (Path jar : present) {
+      Files.delete(jar);
+    }
+    Result without = sgm(dist, Map.of(), "--memory", "discover");
+    assertEquals(0, without.code(), without.err());
+    assertEquals("", without.err());
+  }
+
+  @Test
   void twoPluginsOfOneNameStopStartUp() throws Exception {
     Path dist = copy();
     Files.copy(duplicateHistoryPlugin(dist), dist.resolve("plugins/duplicate-history.jar"));

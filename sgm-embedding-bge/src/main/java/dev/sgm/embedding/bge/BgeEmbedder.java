@@ -118,8 +118,8 @@ final class BgeEmbedder implements Embedder {
       options.setIntraOpNumThreads(settings.intraOpThreads());
       options.setInterOpNumThreads(1);
       options.setExecutionMode(OrtSession.SessionOptions.ExecutionMode.SEQUENTIAL);
-      // Idle intra-op threads spin by default, taking cores from the other workers.
-      options.addConfigEntry("session.intra_op.allow_spinning", "0");
+      // Intra-op threads keep spinning between operations (ONNX Runtime's default): without it
+      // each of a short text's many small operations waits for threads to wake (see BgeSettings).
       options.setSessionLogLevel(OrtLoggingLevel.ORT_LOGGING_LEVEL_ERROR);
       session = environment.createSession(onnx, options);
     } catch (OrtException e) {

@@ -9,10 +9,16 @@ import dev.sgm.api.spi.Config;
  * once, how many threads ONNX Runtime uses inside one of them, how many texts a batch holds, and
  * how much of a long text is embedded.
  *
- * @param workers texts embedded at once, across every caller ({@code bge-small-en.workers}; the
- *     number of processors by default)
+ * <p>The defaults come from sgm-benchmarks' run-embed on two cores. A short text is many small
+ * operations: two threads inside one run, spinning between operations as ONNX Runtime does by
+ * default, embed a query in 3.3 ms where one thread takes 5.3 ms. Two runs at once with two threads
+ * each oversubscribe the cores (and a query behind a batch waits 9 ms instead of 4.6), so runs are
+ * not multiplied past the cores: {@code workers × intra-op-threads ≤ processors}.
+ *
+ * @param workers texts embedded at once, across every caller ({@code bge-small-en.workers};
+ *     processors ÷ intra-op threads by default)
  * @param intraOpThreads ONNX Runtime's threads inside one text ({@code
- *     bge-small-en.intra-op-threads}; 1 by default, see {@link #DEFAULT_INTRA_OP_THREADS})
+ *     bge-small-en.intra-op-threads}; 2, or 1 on one processor, by default)
  * @param batchSize texts queued at once for one caller before its next batch ({@code
  *     bge-small-en.batch-size}, 64 by default)
  * @param maxChars characters of a text that are embedded; the rest is ignored ({@code
@@ -20,13 +26,6 @@ import dev.sgm.api.spi.Config;
  */
 record BgeSettings(int workers, int intraOpThreads, int batchSize, int maxChars) {
   static final String PREFIX = BgeEmbedderProvider.NAME + ".";
-
-  /**
-   * One thread per text: short texts parallelise poorly inside one model run, and several threads
-   * per run multiply with concurrent callers into more threads than cores (measured in
-   * sgm-benchmarks' run-embed).
-   */
-  static final int DEFAULT_INTRA_OP_THREADS = 1;
 
   BgeSettings {
     check("workers", workers, 1, 256);
@@ -40,9 +39,11 @@ record BgeSettings(int workers, int intraOpThreads, int batchSize, int maxChars)
   }
 
   static BgeSettings from(Config config) {
+    int processors = Runtime.getRuntime().availableProcessors();
+    int intraOpThreads = config.getInt(PREFIX + "intra-op-threads", Math.min(2, processors));
     return new BgeSettings(
-        config.getInt(PREFIX + "workers", Runtime.getRuntime().availableProcessors()),
-        config.getInt(PREFIX + "intra-op-threads", DEFAULT_INTRA_OP_THREADS),
+        config.getInt(PREFIX + "workers", Math.max(1, processors / intraOpThreads)),
+        intraOpThreads,
         config.getInt(PREFIX + "batch-size", 64),
         config.getInt(PREFIX + "max-chars", 2048));
   }
