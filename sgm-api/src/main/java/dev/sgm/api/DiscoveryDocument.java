@@ -8,7 +8,8 @@ import java.util.Map;
 /**
  * The capability discovery document: protocol versions, the implementation, the capabilities
  * assembled from the plugins present and enabled, each profile's features, the scope model,
- * reference support and limits.
+ * reference support and limits; and every operation offered (name, description, capability, request
+ * schema) and every profile-owned record type (its profile and data schema).
  */
 public record DiscoveryDocument(
     ProtocolVersion protocolVersion,
@@ -19,7 +20,12 @@ public record DiscoveryDocument(
     Map<String, List<String>> profileFeatures,
     List<ReferenceKind> referenceKinds,
     long maxRecordBytes,
-    int maxPageSize) {
+    int maxPageSize,
+    List<OperationDescriptor> operations,
+    Map<String, OwnedType> recordTypes) {
+
+  /** A record type owned by a profile: the profile's name and the schema of the type's data. */
+  public record OwnedType(String profile, ObjectNode dataSchema) {}
 
   /** A reference kind and whether this implementation resolves it. */
   public record ReferenceKind(String kind, boolean resolvable) {}
@@ -30,6 +36,8 @@ public record DiscoveryDocument(
     profileFeatures =
         java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(profileFeatures));
     referenceKinds = List.copyOf(referenceKinds);
+    operations = List.copyOf(operations);
+    recordTypes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(recordTypes));
   }
 
   /** True when the named capability is advertised. */
@@ -62,6 +70,15 @@ public record DiscoveryDocument(
     limits.put("max_record_bytes", maxRecordBytes);
     limits.put("max_page_size", maxPageSize);
     limits.put("max_batch_records", BatchStoreRequest.MAX_RECORDS);
+    ArrayNode described = json.putArray("operations");
+    operations.forEach(op -> described.add(op.toJson()));
+    ObjectNode types = json.putObject("record_types");
+    recordTypes.forEach(
+        (type, owned) -> {
+          ObjectNode entry = types.putObject(type);
+          entry.put("profile", owned.profile());
+          entry.set("data_schema", owned.dataSchema().deepCopy());
+        });
     return json;
   }
 }

@@ -147,6 +147,9 @@ final class CoreModule {
     capabilities.add("core");
     capabilities.addAll(plugins.profileNames());
     capabilities.addAll(plugins.transportNames());
+    List<dev.sgm.api.OperationDescriptor> operations =
+        new ArrayList<>(CoreOperations.descriptors());
+    operations.addAll(plugins.operationDescriptors());
     Properties implementation = implementation();
     return new DiscoveryDocument(
         ProtocolVersion.CURRENT,
@@ -157,7 +160,9 @@ final class CoreModule {
         plugins.profileFeatures(),
         List.of(new DiscoveryDocument.ReferenceKind(dev.sgm.api.ContentReference.KIND, true)),
         validator.maxRecordBytes(),
-        RetrieveQuery.MAX_LIMIT);
+        RetrieveQuery.MAX_LIMIT,
+        operations,
+        plugins.recordTypes());
   }
 
   private static Properties implementation() {

@@ -6,12 +6,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
 import dev.sgm.api.Caller;
 import dev.sgm.api.ErrorCode;
+import dev.sgm.api.Json;
+import dev.sgm.api.OperationDescriptor;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
 import dev.sgm.core.SgmRuntime;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Where the command's operations go: the engine in this process on the embedded store, or a server
@@ -21,42 +22,9 @@ interface Backend extends SgmClient, AutoCloseable {
   @Override
   void close();
 
-  /** The operations a profile adds, for backends that only learn the profiles from discovery. */
-  Map<String, List<String>> PROFILE_OPERATIONS =
-      Map.of(
-          "history",
-          List.of(
-              "history.versions",
-              "history.read",
-              "history.restore",
-              "history.undelete",
-              "snapshots.create",
-              "snapshots.list",
-              "snapshots.retrieve",
-              "snapshots.restore"),
-          "code",
-          List.of("code.symbols", "code.references_to", "code.diffs_touching"),
-          "collaboration",
-          List.of(
-              "tasks.claim",
-              "tasks.transition",
-              "tasks.ready",
-              "rules.active",
-              "status.current",
-              "handoffs.accept",
-              "handoffs.complete",
-              "handoffs.resume"));
-
-  /** The operations this backend offers: the core ones, then those of each advertised profile. */
-  default List<String> operations() {
-    List<String> operations =
-        new java.util.ArrayList<>(
-            List.of(
-                "discover", "store", "store_batch", "read", "retrieve", "delete", "put_content"));
-    for (JsonNode capability : call("discover", dev.sgm.api.Json.object()).path("capabilities")) {
-      operations.addAll(PROFILE_OPERATIONS.getOrDefault(capability.asText(), List.of()));
-    }
-    return operations;
+  /** The operations this backend offers, as its discovery describes them. */
+  default List<OperationDescriptor> describeOperations() {
+    return OperationDescriptor.listedIn(call("discover", Json.object()));
   }
 
   /**
@@ -75,7 +43,7 @@ interface Backend extends SgmClient, AutoCloseable {
    * phrase such as "after record 500: ", since a field path alone does not say which batch.
    */
   default void storeBatch(ArrayNode records, String before) {
-    ObjectNode request = dev.sgm.api.Json.object();
+    ObjectNode request = Json.object();
     request.set("records", records);
     try {
       call("store_batch", request);
@@ -92,11 +60,6 @@ interface Backend extends SgmClient, AutoCloseable {
       @Override
       public JsonNode call(String operation, JsonNode request) {
         return runtime.service().invoke(caller, operation, request);
-      }
-
-      @Override
-      public List<String> operations() {
-        return runtime.service().operations();
       }
 
       @Override

@@ -14,13 +14,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -133,11 +131,7 @@ final class Code implements Callable<Integer> {
         throw SgmException.invalidRequest("FILE", "the patch is empty: there is nothing to import");
       }
       ObjectNode record = Json.object();
-      record.put(
-          "id",
-          id != null
-              ? id
-              : "diff-" + LocalDate.now() + "-" + UUID.randomUUID().toString().substring(0, 8));
+      record.put("id", id != null ? id : dev.sgm.api.MemoryRecord.newId("diff"));
       record.put("type", "diff");
       record.set("scope", target.scope());
       ObjectNode data = record.putObject("data");

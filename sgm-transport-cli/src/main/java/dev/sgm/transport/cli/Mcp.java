@@ -54,7 +54,7 @@ final class Mcp implements Callable<Integer> {
     try (Backend backend = connection.open()) {
       McpServer server;
       try {
-        server = new McpServer(backend, backend.operations(), version());
+        server = new McpServer(backend, backend.describeOperations(), version());
       } catch (NoClassDefFoundError e) {
         throw new SgmException(
             ErrorCode.UNSUPPORTED_CAPABILITY,

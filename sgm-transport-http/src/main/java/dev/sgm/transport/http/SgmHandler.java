@@ -70,7 +70,9 @@ final class SgmHandler extends Handler.Abstract {
   SgmHandler(SgmService service, HttpSettings settings) {
     this.service = service;
     this.settings = settings;
-    this.openApi = new OpenApiDocument(service.operations(), FIXED_ROUTES);
+    this.openApi =
+        new OpenApiDocument(
+            service.discover(CALLER, DiscoverRequest.any()).operations(), FIXED_ROUTES);
   }
 
   /** A response to send. */
