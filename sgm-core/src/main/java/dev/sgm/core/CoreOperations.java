@@ -21,7 +21,17 @@ import java.util.List;
  * schemas, and how the engine runs it. Discovery publishes these, and the engine dispatches by
  * them; no other list of the core operations exists.
  */
-final class CoreOperations {
+public final class CoreOperations {
+  /** The wire names of the core operations, for the few callers that run one by name. */
+  public static final String DISCOVER = "discover";
+
+  public static final String STORE = "store";
+  public static final String STORE_BATCH = "store_batch";
+  public static final String READ = "read";
+  public static final String RETRIEVE = "retrieve";
+  public static final String DELETE = "delete";
+  public static final String PUT_CONTENT = "put_content";
+
   /** Runs one core operation on the engine. */
   interface Body {
     JsonNode run(SgmService engine, Caller caller, JsonNode request);
@@ -46,7 +56,7 @@ final class CoreOperations {
   static final List<CoreOperation> ALL =
       List.of(
           operation(
-              "discover",
+              DISCOVER,
               "What this memory server supports: protocol version, capabilities, profiles,"
                   + " operations, record types and limits.",
               """
@@ -60,7 +70,7 @@ final class CoreOperations {
               (engine, caller, request) ->
                   engine.discover(caller, DiscoverRequest.fromJson(request)).toJson()),
           operation(
-              "store",
+              STORE,
               "Store (create or replace) one record at its scope and id; storing the same document"
                   + " again changes nothing.",
               """
@@ -80,7 +90,7 @@ final class CoreOperations {
               (engine, caller, request) ->
                   engine.store(caller, StoreRequest.fromJson(request)).toJson()),
           operation(
-              "store_batch",
+              STORE_BATCH,
               "Store up to 1000 complete records at once, all or nothing.",
               """
               {"type": "object", "additionalProperties": false, "required": ["records"],
@@ -101,7 +111,7 @@ final class CoreOperations {
               (engine, caller, request) ->
                   engine.storeBatch(caller, BatchStoreRequest.fromJson(request)).toJson()),
           operation(
-              "read",
+              READ,
               "Read one record by its scope and id; with resolve, also the content it references.",
               """
               {"type": "object", "additionalProperties": false, "required": ["scope", "id"],
@@ -122,7 +132,7 @@ final class CoreOperations {
               (engine, caller, request) ->
                   engine.read(caller, ReadRequest.fromJson(request)).toJson()),
           operation(
-              "retrieve",
+              RETRIEVE,
               "Search memory in plain words: put a question or keywords in 'text' (ranked by"
                   + " relevance); narrow with types, tags, filter, dates; use compact and a small"
                   + " limit to keep results short.",
@@ -163,7 +173,7 @@ final class CoreOperations {
               (engine, caller, request) ->
                   engine.retrieve(caller, RetrieveQuery.fromJson(request)).toJson()),
           operation(
-              "delete",
+              DELETE,
               "Delete one record by its scope and id (with history on, it is hidden, not removed).",
               """
               {"type": "object", "additionalProperties": false, "required": ["scope", "id"],
@@ -178,7 +188,7 @@ final class CoreOperations {
               (engine, caller, request) ->
                   engine.delete(caller, DeleteRequest.fromJson(request)).toJson()),
           operation(
-              "put_content",
+              PUT_CONTENT,
               "Keep a large body by its SHA-256 hash and get a reference to put in a record.",
               """
               {"type": "object", "additionalProperties": false,

@@ -11,6 +11,7 @@ import dev.sgm.api.OperationDescriptor;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
+import dev.sgm.core.CoreOperations;
 import dev.sgm.core.SgmRuntime;
 import java.util.List;
 
@@ -24,12 +25,12 @@ interface Backend extends SgmClient, AutoCloseable {
 
   /** The operations this backend offers, as its discovery describes them. */
   default List<OperationDescriptor> describeOperations() {
-    return OperationDescriptor.listedIn(call("discover", Json.object()));
+    return OperationDescriptor.listedIn(call(CoreOperations.DISCOVER, Json.object()));
   }
 
   /**
    * Checks a bulk import's {@code --batch-size}: from 1 to {@link BatchStoreRequest#MAX_RECORDS},
-   * the most one store_batch takes, so a wrong size is named before anything is read.
+   * the most one batch store takes, so a wrong size is named before anything is read.
    */
   static void checkBatchSize(int batchSize) {
     if (batchSize < 1 || batchSize > BatchStoreRequest.MAX_RECORDS) {
@@ -46,7 +47,7 @@ interface Backend extends SgmClient, AutoCloseable {
     ObjectNode request = Json.object();
     request.set("records", records);
     try {
-      call("store_batch", request);
+      call(CoreOperations.STORE_BATCH, request);
     } catch (SgmException e) {
       throw e.withFieldPrefix(before);
     }

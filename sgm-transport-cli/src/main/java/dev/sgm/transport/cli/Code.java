@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmException;
+import dev.sgm.core.CoreOperations;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -151,14 +152,15 @@ final class Code implements Callable<Integer> {
         } else {
           ObjectNode upload = Json.object();
           upload.put("content", new String(bytes, StandardCharsets.UTF_8));
-          record.set("reference", backend.call("put_content", upload).path("reference"));
+          record.set(
+              "reference", backend.call(CoreOperations.PUT_CONTENT, upload).path("reference"));
         }
         if (title != null) {
           record.put("title", title);
         }
         ObjectNode request = Json.object();
         request.set("record", record);
-        JsonNode stored = backend.call("store", request);
+        JsonNode stored = backend.call(CoreOperations.STORE, request);
         JsonNode storedRecord = stored.has("record") ? stored.path("record") : stored;
         JsonNode stats = storedRecord.path("data").path("stats");
         spec.commandLine()

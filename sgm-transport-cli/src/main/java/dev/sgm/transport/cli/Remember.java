@@ -3,6 +3,7 @@ package dev.sgm.transport.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Json;
+import dev.sgm.core.CoreOperations;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,7 +52,7 @@ final class Remember extends Sgm.OperationCommand {
 
   @Override
   String operation() {
-    return "store";
+    return CoreOperations.STORE;
   }
 
   @Override

@@ -8,6 +8,7 @@ import dev.sgm.api.Json;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
 import dev.sgm.core.ConfigLoader;
+import dev.sgm.core.CoreOperations;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -320,7 +321,7 @@ public final class Sgm implements Callable<Integer> {
 
     @Override
     String operation() {
-      return "discover";
+      return CoreOperations.DISCOVER;
     }
 
     @Override
@@ -355,7 +356,7 @@ public final class Sgm implements Callable<Integer> {
 
     @Override
     String operation() {
-      return "store";
+      return CoreOperations.STORE;
     }
 
     @Override
@@ -396,7 +397,7 @@ public final class Sgm implements Callable<Integer> {
 
     @Override
     String operation() {
-      return "store_batch";
+      return CoreOperations.STORE_BATCH;
     }
 
     @Override
@@ -429,7 +430,7 @@ public final class Sgm implements Callable<Integer> {
 
     @Override
     String operation() {
-      return "read";
+      return CoreOperations.READ;
     }
 
     @Override
@@ -537,7 +538,7 @@ public final class Sgm implements Callable<Integer> {
       }
       JsonNode result;
       try (Backend backend = connection.open()) {
-        result = backend.call("retrieve", request);
+        result = backend.call(CoreOperations.RETRIEVE, request);
       }
       if (json || System.console() == null) {
         print(spec, result);
@@ -563,7 +564,7 @@ public final class Sgm implements Callable<Integer> {
 
     @Override
     String operation() {
-      return "delete";
+      return CoreOperations.DELETE;
     }
 
     @Override
@@ -595,7 +596,7 @@ public final class Sgm implements Callable<Integer> {
 
     @Override
     String operation() {
-      return "put_content";
+      return CoreOperations.PUT_CONTENT;
     }
 
     @Override

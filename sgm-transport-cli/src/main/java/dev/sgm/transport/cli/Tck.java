@@ -5,6 +5,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
+import dev.sgm.core.CoreOperations;
 import dev.sgm.tck.ContractTck;
 import dev.sgm.tck.CoreConformanceTck;
 import dev.sgm.tck.HistoryTck;
@@ -103,7 +104,7 @@ final class Tck implements Callable<Integer> {
   public Integer call() {
     Backend backend = Backend.remote(url);
     try {
-      backend.call("discover", dev.sgm.api.Json.object());
+      backend.call(CoreOperations.DISCOVER, dev.sgm.api.Json.object());
     } catch (SgmException e) {
       throw new SgmException(
           ErrorCode.UNAVAILABLE, url + " does not answer as an SGM server: " + e.getMessage());
