@@ -14,6 +14,19 @@ public enum ScopeMode {
   /** Both ancestors and descendants. */
   LINEAGE;
 
+  /**
+   * True when a retrieve in this mode from {@code queried} covers a record of scope {@code record}:
+   * the one statement of the scope modes, for every place that checks them.
+   */
+  public boolean covers(Scope queried, Scope record) {
+    return switch (this) {
+      case EXACT -> record.equals(queried);
+      case DESCENDANTS -> queried.contains(record);
+      case ANCESTORS -> record.contains(queried);
+      case LINEAGE -> queried.contains(record) || record.contains(queried);
+    };
+  }
+
   public String wireName() {
     return name().toLowerCase(Locale.ROOT);
   }

@@ -78,7 +78,8 @@ final class CoreModule {
                             + "; available: "
                             + providers.stream().map(StorageProvider::name).sorted().toList()));
     Path dataDir = Path.of(config.get(ConfigLoader.DATA_DIR, "."));
-    return chosen.create(config, () -> dataDir);
+    // The engine re-checks the scope of what any storage returns: one plugin's bug is not a leak.
+    return new ScopeCheckedStorage(chosen.create(config, () -> dataDir));
   }
 
   @Provides

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.MemoryRecord;
 import dev.sgm.api.RetrieveQuery;
 import dev.sgm.api.RetrieveResult;
-import dev.sgm.api.Scope;
 import dev.sgm.api.Timestamps;
 import dev.sgm.api.spi.RecordIndex;
 import dev.sgm.api.spi.StorageQuery.Position;
@@ -68,15 +67,7 @@ final class QueryMatcher {
 
   /** The record's text score when it matches every criterion (0 without text), else null. */
   private Long score(MemoryRecord record) {
-    Scope scope = record.scope();
-    boolean inScope =
-        switch (query.scopeMode()) {
-          case EXACT -> scope.equals(query.scope());
-          case DESCENDANTS -> query.scope().contains(scope);
-          case ANCESTORS -> scope.contains(query.scope());
-          case LINEAGE -> query.scope().contains(scope) || scope.contains(query.scope());
-        };
-    if (!inScope
+    if (!query.scopeMode().covers(query.scope(), record.scope())
         || (!query.ids().isEmpty() && !query.ids().contains(record.id()))
         || (!query.types().isEmpty() && !query.types().contains(record.type()))) {
       return null;
