@@ -12,4 +12,6 @@ module dev.sgm.transport.mcp {
 
   provides dev.sgm.api.spi.TransportProvider with
       dev.sgm.transport.mcp.McpTransportProvider;
+  provides dev.sgm.api.spi.ClientProvider with
+      dev.sgm.transport.mcp.McpClientProvider;
 }

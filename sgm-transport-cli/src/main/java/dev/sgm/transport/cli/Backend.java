@@ -10,6 +10,7 @@ import dev.sgm.api.Json;
 import dev.sgm.api.OperationDescriptor;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
+import dev.sgm.api.spi.ClientProvider;
 import dev.sgm.api.spi.Config;
 import dev.sgm.core.CoreOperations;
 import dev.sgm.core.SgmRuntime;
@@ -70,29 +71,20 @@ interface Backend extends SgmClient, AutoCloseable {
     };
   }
 
-  /** A server over HTTP ({@code http://host:port}) or gRPC ({@code grpc://host:port}). */
+  /**
+   * A server at {@code url}, through the client its scheme names ({@code http://host:port}, {@code
+   * grpc://host:port}, {@code mcp+http://host:port/mcp}, ...), from the transports on the module
+   * path.
+   */
   static Backend remote(String url) {
-    if (url.startsWith("grpc://")) {
-      dev.sgm.transport.grpc.SgmGrpcClient client;
-      try {
-        client = new dev.sgm.transport.grpc.SgmGrpcClient(url);
-      } catch (NoClassDefFoundError e) {
-        throw missing("gRPC", "sgm-transport-grpc");
-      }
-      return of(client, client::close);
-    }
-    if (!url.startsWith("http://") && !url.startsWith("https://")) {
-      throw new SgmException(
-          ErrorCode.INVALID_REQUEST,
-          "--remote: '" + url + "' is not an http://, https:// or grpc:// URL");
-    }
-    SgmClient client;
     try {
-      client = new dev.sgm.transport.http.SgmHttpClient(url);
-    } catch (NoClassDefFoundError e) {
-      throw missing("HTTP", "sgm-transport-http");
+      ClientProvider.Remote client = ClientProvider.connect(url);
+      return of(client, client::close);
+    } catch (SgmException e) {
+      throw e.code() == ErrorCode.UNSUPPORTED_CAPABILITY
+          ? new SgmException(e.code(), "--remote: " + e.getMessage())
+          : e;
     }
-    return of(client, () -> {});
   }
 
   private static Backend of(SgmClient client, Runnable close) {
@@ -107,15 +99,5 @@ interface Backend extends SgmClient, AutoCloseable {
         close.run();
       }
     };
-  }
-
-  private static SgmException missing(String protocol, String artifact) {
-    return new SgmException(
-        ErrorCode.UNSUPPORTED_CAPABILITY,
-        "--remote needs the "
-            + protocol
-            + " client ("
-            + artifact
-            + "), which is not on the module path");
   }
 }

@@ -185,7 +185,9 @@ public final class Sgm implements Callable<Integer> {
     @Option(
         names = "--remote",
         paramLabel = "URL",
-        description = "Run on the server at URL (http://host:port) instead of the embedded store.")
+        description =
+            "Run on the server at URL instead of the embedded store: http://host:port,"
+                + " grpc://host:port or mcp+http://host:port/mcp.")
     String remote;
 
     @Option(
