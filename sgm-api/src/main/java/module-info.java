@@ -11,4 +11,5 @@ module dev.sgm.api {
 
   uses dev.sgm.api.spi.ClientProvider;
   uses dev.sgm.api.spi.ConformanceKit;
+  uses dev.sgm.api.spi.StdioServerProvider;
 }

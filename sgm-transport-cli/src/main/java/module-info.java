@@ -6,12 +6,12 @@
 module dev.sgm.transport.cli {
   requires transitive dev.sgm.api;
   requires dev.sgm.core;
-  requires static dev.sgm.transport.mcp;
   requires info.picocli;
   requires java.logging;
 
   uses dev.sgm.api.spi.ClientProvider;
   uses dev.sgm.api.spi.ConformanceKit;
+  uses dev.sgm.api.spi.StdioServerProvider;
 
   opens dev.sgm.transport.cli to
       info.picocli;

@@ -14,4 +14,6 @@ module dev.sgm.transport.mcp {
       dev.sgm.transport.mcp.McpTransportProvider;
   provides dev.sgm.api.spi.ClientProvider with
       dev.sgm.transport.mcp.McpClientProvider;
+  provides dev.sgm.api.spi.StdioServerProvider with
+      dev.sgm.transport.mcp.McpStdioProvider;
 }
