@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
+import dev.sgm.api.OperationDescriptor;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
 import dev.sgm.core.ConfigLoader;
@@ -624,10 +625,17 @@ public final class Sgm implements Callable<Integer> {
   @Command(
       name = "call",
       mixinStandardHelpOptions = true,
-      description =
-          "Run any operation by its wire name, e.g. history.versions; also written as sgm OPERATION.")
+      description = {
+        "Run any operation by its wire name, e.g. history.versions; also written as sgm OPERATION.",
+        "Without an operation, list those the store or server offers, as its discovery describes"
+            + " them."
+      })
   static final class Call extends OperationCommand {
-    @Parameters(index = "0", paramLabel = "OPERATION", description = "The operation's wire name.")
+    @Parameters(
+        index = "0",
+        arity = "0..1",
+        paramLabel = "OPERATION",
+        description = "The operation's wire name.")
     String operation;
 
     @Parameters(
@@ -636,6 +644,24 @@ public final class Sgm implements Callable<Integer> {
         paramLabel = "REQUEST",
         description = "The request as JSON, @file, or - (default {}).")
     String request;
+
+    @Override
+    public Integer call() {
+      if (operation != null) {
+        return super.call();
+      }
+      try (Backend backend = connection.open()) {
+        PrintWriter out = spec.commandLine().getOut();
+        for (OperationDescriptor described : backend.describeOperations()) {
+          out.printf(
+              "%-22s %-14s %s%n",
+              described.name(), described.capability(), described.description());
+        }
+        out.println("Run one with: sgm OPERATION '{...}' (its request schema is in sgm discover).");
+        out.flush();
+      }
+      return ExitCodes.OK;
+    }
 
     @Override
     String operation() {
