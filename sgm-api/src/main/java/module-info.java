@@ -8,4 +8,8 @@ module dev.sgm.api {
 
   exports dev.sgm.api;
   exports dev.sgm.api.spi;
+
+  uses dev.sgm.api.spi.ClientProvider;
+  uses dev.sgm.api.spi.ConformanceKit;
+  uses dev.sgm.api.spi.StdioServerProvider;
 }

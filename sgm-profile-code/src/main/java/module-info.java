@@ -6,8 +6,6 @@ module dev.sgm.profile.code {
   requires transitive dev.sgm.api;
   requires io.github.javadiffutils;
 
-  exports dev.sgm.profile.code;
-
   provides dev.sgm.api.spi.ProfileProvider with
       dev.sgm.profile.code.CodeProfileProvider;
 }

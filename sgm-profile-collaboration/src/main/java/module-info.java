@@ -5,8 +5,6 @@
 module dev.sgm.profile.collaboration {
   requires transitive dev.sgm.api;
 
-  exports dev.sgm.profile.collaboration;
-
   provides dev.sgm.api.spi.ProfileProvider with
       dev.sgm.profile.collaboration.CollaborationProfileProvider;
 }

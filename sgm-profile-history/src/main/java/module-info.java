@@ -6,8 +6,6 @@
 module dev.sgm.profile.history {
   requires transitive dev.sgm.api;
 
-  exports dev.sgm.profile.history;
-
   provides dev.sgm.api.spi.ProfileProvider with
       dev.sgm.profile.history.HistoryProfileProvider;
 }

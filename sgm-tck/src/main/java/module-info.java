@@ -1,15 +1,21 @@
 /**
  * The SGM conformance kit: abstract JUnit 5 suites (the seed's C1–C12 and the contract's rules)
  * over the {@link dev.sgm.api.SgmClient} interface, so that one suite certifies any implementation
- * over any transport.
+ * over any transport; and the runner that {@code sgm tck URL} finds as a {@link
+ * dev.sgm.api.spi.ConformanceKit}.
  */
 module dev.sgm.tck {
   requires transitive dev.sgm.api;
   requires transitive org.junit.jupiter.api;
   requires org.junit.jupiter.params;
+  requires org.junit.platform.launcher;
+  requires org.junit.platform.reporting;
 
   exports dev.sgm.tck;
 
   opens dev.sgm.tck to
       org.junit.platform.commons;
+
+  provides dev.sgm.api.spi.ConformanceKit with
+      dev.sgm.tck.KitRunner;
 }

@@ -6,20 +6,15 @@
 module dev.sgm.transport.cli {
   requires transitive dev.sgm.api;
   requires dev.sgm.core;
-  requires static dev.sgm.transport.http;
-  requires static dev.sgm.transport.grpc;
-  requires static dev.sgm.transport.mcp;
   requires info.picocli;
-  requires dev.sgm.tck;
-  requires org.junit.platform.launcher;
-  requires org.junit.platform.reporting;
   requires java.logging;
 
-  exports dev.sgm.transport.cli;
+  uses dev.sgm.api.spi.ClientProvider;
+  uses dev.sgm.api.spi.ConformanceKit;
+  uses dev.sgm.api.spi.StdioServerProvider;
 
   opens dev.sgm.transport.cli to
-      info.picocli,
-      org.junit.platform.commons;
+      info.picocli;
 
   provides dev.sgm.api.spi.TransportProvider with
       dev.sgm.transport.cli.CliTransportProvider;

@@ -17,4 +17,6 @@ module dev.sgm.transport.grpc {
 
   provides dev.sgm.api.spi.TransportProvider with
       dev.sgm.transport.grpc.GrpcTransportProvider;
+  provides dev.sgm.api.spi.ClientProvider with
+      dev.sgm.transport.grpc.GrpcClientProvider;
 }

@@ -1,6 +1,7 @@
 """A client of the SGM gRPC API written in Python from the published protos, run against a live server.
 
-Usage: client_test.py GENERATED_DIR HOST:PORT
+Usage: client_test.py GENERATED_DIR HOST:PORT [OPERATION REQUEST_JSON EXPECTED_TEXT]
+With an operation, also runs it through Memory.Invoke and checks that the response contains the text.
 Exits 0 when every check passes; prints one line per check and a summary.
 """
 import json
@@ -96,6 +97,28 @@ except grpc.RpcError as e:
     check("an invalid record is INVALID_ARGUMENT with ErrorInfo invalid_record naming scope",
           e.code() == grpc.StatusCode.INVALID_ARGUMENT and reason == "invalid_record" and domain == "sgm"
           and "scope" in fields, (e.code(), reason, domain, fields))
+
+def invoke(operation, request):
+    response = rpc("Invoke", sgm_pb2.InvokeRequest(operation=operation, json=json.dumps(request)),
+                   sgm_pb2.OperationResponse)
+    return json.loads(response.json)
+
+
+found = invoke("retrieve", {"scope": {"project": project}, "scope_mode": "descendants"})
+check("Invoke runs an operation by its name", found.get("total") == 1, found)
+try:
+    invoke("no.such_operation", {})
+    check("Invoke of an operation not offered is UNIMPLEMENTED", False, "it succeeded")
+except grpc.RpcError as e:
+    check("Invoke of an operation not offered is UNIMPLEMENTED", e.code() == grpc.StatusCode.UNIMPLEMENTED, e.code())
+
+offered = [op["name"] for op in json.loads(discovery.operations_json or "[]")]
+check("discovery describes the operations", "retrieve" in offered and "store" in offered, offered)
+if len(sys.argv) > 5:
+    operation, request, expected = sys.argv[3], json.loads(sys.argv[4]), sys.argv[5]
+    check(operation + " is offered", operation in offered, offered)
+    answer = invoke(operation, request)
+    check(operation + " answers through Invoke", expected in json.dumps(answer), answer)
 
 passed = sum(results)
 print(json.dumps({"client": "python", "grpcio": grpc.__version__}))

@@ -11,4 +11,6 @@ module dev.sgm.transport.http {
 
   provides dev.sgm.api.spi.TransportProvider with
       dev.sgm.transport.http.HttpTransportProvider;
+  provides dev.sgm.api.spi.ClientProvider with
+      dev.sgm.transport.http.HttpClientProvider;
 }

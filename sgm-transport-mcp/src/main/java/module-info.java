@@ -12,4 +12,8 @@ module dev.sgm.transport.mcp {
 
   provides dev.sgm.api.spi.TransportProvider with
       dev.sgm.transport.mcp.McpTransportProvider;
+  provides dev.sgm.api.spi.ClientProvider with
+      dev.sgm.transport.mcp.McpClientProvider;
+  provides dev.sgm.api.spi.StdioServerProvider with
+      dev.sgm.transport.mcp.McpStdioProvider;
 }

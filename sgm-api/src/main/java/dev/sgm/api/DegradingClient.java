@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
@@ -12,25 +13,34 @@ import java.util.Set;
  * profile it discovers whether the peer advertises it, and when it does not, it stores a record of
  * that profile's types as a plain {@code note} instead of failing. The original type is kept in
  * {@code metadata.sgm_degraded_from}, and the response says so in a {@code degraded} object.
+ *
+ * <p>Which profile owns which type comes from discovery too: from the {@code record_types} of a
+ * discovery document the consumer was written against (for example that of an embedded engine with
+ * the profiles it expects), since a peer without a profile cannot say what that profile owns.
  */
 public final class DegradingClient implements SgmClient {
-  /** The standard profiles and the record types they own. */
-  private static final Map<String, String> OWNER =
-      Map.ofEntries(
-          Map.entry("decision", "collaboration"),
-          Map.entry("rule", "collaboration"),
-          Map.entry("status", "collaboration"),
-          Map.entry("task", "collaboration"),
-          Map.entry("handoff", "collaboration"),
-          Map.entry("symbol", "code"),
-          Map.entry("code_reference", "code"),
-          Map.entry("diff", "code"));
-
   private final SgmClient peer;
+  private final Map<String, String> expectedOwners;
   private volatile Set<String> capabilities;
 
-  public DegradingClient(SgmClient peer) {
+  /**
+   * @param peer the server to talk to
+   * @param expected a discovery document whose {@code record_types} name the profile of each type
+   *     the consumer relies on
+   */
+  public DegradingClient(SgmClient peer, JsonNode expected) {
     this.peer = peer;
+    this.expectedOwners = owners(expected);
+  }
+
+  /** Each record type's owning profile, as a discovery document's {@code record_types} lists. */
+  public static Map<String, String> owners(JsonNode discovery) {
+    Map<String, String> owners = new LinkedHashMap<>();
+    discovery
+        .path("record_types")
+        .properties()
+        .forEach(e -> owners.put(e.getKey(), e.getValue().path("profile").asText()));
+    return Map.copyOf(owners);
   }
 
   /** The capabilities the peer advertises, discovered once. */
@@ -74,7 +84,7 @@ public final class DegradingClient implements SgmClient {
   /** Turns a record of an unadvertised profile's type into a note; returns why, or null. */
   private String degrade(ObjectNode record) {
     String type = record.path("type").asText();
-    String profile = OWNER.get(type);
+    String profile = expectedOwners.get(type);
     if (profile == null || capabilities().contains(profile)) {
       return null;
     }

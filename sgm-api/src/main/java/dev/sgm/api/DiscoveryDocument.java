@@ -8,7 +8,9 @@ import java.util.Map;
 /**
  * The capability discovery document: protocol versions, the implementation, the capabilities
  * assembled from the plugins present and enabled, each profile's features, the scope model,
- * reference support and limits.
+ * reference support and limits; every operation offered (name, description, capability, request
+ * schema) and every profile-owned record type (its profile and data schema); and how text is
+ * searched.
  *
  * @param retrieval how text is searched: the modes offered, the default, the embedding model, and
  *     the state of the search index
@@ -23,7 +25,12 @@ public record DiscoveryDocument(
     List<ReferenceKind> referenceKinds,
     long maxRecordBytes,
     int maxPageSize,
+    List<OperationDescriptor> operations,
+    Map<String, OwnedType> recordTypes,
     ObjectNode retrieval) {
+
+  /** A record type owned by a profile: the profile's name and the schema of the type's data. */
+  public record OwnedType(String profile, ObjectNode dataSchema) {}
 
   /** A reference kind and whether this implementation resolves it. */
   public record ReferenceKind(String kind, boolean resolvable) {}
@@ -34,6 +41,8 @@ public record DiscoveryDocument(
     profileFeatures =
         java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(profileFeatures));
     referenceKinds = List.copyOf(referenceKinds);
+    operations = List.copyOf(operations);
+    recordTypes = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(recordTypes));
   }
 
   /** This document with another {@code retrieval} object (the index's state changes). */
@@ -48,6 +57,8 @@ public record DiscoveryDocument(
         referenceKinds,
         maxRecordBytes,
         maxPageSize,
+        operations,
+        recordTypes,
         value);
   }
 
@@ -84,6 +95,15 @@ public record DiscoveryDocument(
     limits.put("max_record_bytes", maxRecordBytes);
     limits.put("max_page_size", maxPageSize);
     limits.put("max_batch_records", BatchStoreRequest.MAX_RECORDS);
+    ArrayNode described = json.putArray("operations");
+    operations.forEach(op -> described.add(op.toJson()));
+    ObjectNode types = json.putObject("record_types");
+    recordTypes.forEach(
+        (type, owned) -> {
+          ObjectNode entry = types.putObject(type);
+          entry.put("profile", owned.profile());
+          entry.set("data_schema", owned.dataSchema().deepCopy());
+        });
     return json;
   }
 }

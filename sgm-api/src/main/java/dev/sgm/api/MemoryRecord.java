@@ -23,6 +23,34 @@ public final class MemoryRecord {
   }
 
   /**
+   * A fresh id for a record of {@code type} whose writer gave none: the type, today's date and 8
+   * random hexadecimal digits, e.g. {@code note-2026-12-01-3f9a1c2e}. Readable in listings, and
+   * unlikely to collide within a scope.
+   */
+  public static String newId(String type) {
+    return type
+        + "-"
+        + java.time.LocalDate.now()
+        + "-"
+        + java.util.UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  /**
+   * True when two records are the same document: equal as JSON values, ignoring the server-managed
+   * {@code version} and {@code updated_at}. Storing the same document again changes nothing;
+   * restoring a snapshot leaves such a record alone.
+   */
+  public static boolean sameDocument(ObjectNode a, ObjectNode b) {
+    ObjectNode left = a.deepCopy();
+    ObjectNode right = b.deepCopy();
+    for (ObjectNode node : java.util.List.of(left, right)) {
+      node.remove("version");
+      node.remove("updated_at");
+    }
+    return left.equals(right);
+  }
+
+  /**
    * Wraps a document already validated and completed by the engine. The caller must not change
    * {@code json} afterwards; use {@link #json()} for a copy to change.
    */

@@ -14,11 +14,10 @@ public enum ScopeMode {
   /** Both ancestors and descendants. */
   LINEAGE;
 
-  public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
-  }
-
-  /** Whether a query in {@code queried} with this mode covers a record in {@code record}. */
+  /**
+   * True when a retrieve in this mode from {@code queried} covers a record of scope {@code record}:
+   * the one statement of the scope modes, for every place that checks them.
+   */
   public boolean covers(Scope queried, Scope record) {
     return switch (this) {
       case EXACT -> record.equals(queried);
@@ -26,6 +25,10 @@ public enum ScopeMode {
       case ANCESTORS -> record.contains(queried);
       case LINEAGE -> queried.contains(record) || record.contains(queried);
     };
+  }
+
+  public String wireName() {
+    return name().toLowerCase(Locale.ROOT);
   }
 
   /** The mode with this wire name, or {@code invalid_request} listing the modes. */

@@ -1,8 +1,11 @@
 package dev.sgm.core;
 
+import dev.sgm.api.DiscoveryDocument;
+import dev.sgm.api.OperationDescriptor;
 import dev.sgm.api.spi.Profile;
 import dev.sgm.api.spi.ProfileOperation;
 import dev.sgm.api.spi.ProfileProvider;
+import dev.sgm.api.spi.RecordType;
 import dev.sgm.api.spi.TransportProvider;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,28 +21,36 @@ final class ActivePlugins {
   private final List<TransportProvider> transports;
   private final Map<String, Profile> ownerByType = new LinkedHashMap<>();
   private final Map<String, ProfileOperation> operations = new LinkedHashMap<>();
+  private final List<OperationDescriptor> descriptors = new ArrayList<>();
+  private final Map<String, DiscoveryDocument.OwnedType> recordTypes = new LinkedHashMap<>();
 
   ActivePlugins(Map<String, Profile> profiles, List<TransportProvider> transports) {
     this.profiles = new LinkedHashMap<>(profiles);
     this.transports = List.copyOf(transports);
     profiles.forEach(
         (name, profile) -> {
-          for (String type : profile.ownedTypes()) {
-            Profile other = ownerByType.putIfAbsent(type, profile);
+          for (RecordType type : profile.recordTypes()) {
+            Profile other = ownerByType.putIfAbsent(type.name(), profile);
             if (other != null) {
               throw PluginLoader.startupError(
                   "record type '"
-                      + type
+                      + type.name()
                       + "' is claimed by two profiles, one of them '"
                       + name
                       + "'");
             }
+            recordTypes.put(
+                type.name(), new DiscoveryDocument.OwnedType(name, type.dataSchema().deepCopy()));
           }
           for (ProfileOperation op : profile.operations()) {
-            if (operations.putIfAbsent(op.name(), op) != null) {
+            if (operations.putIfAbsent(op.name(), op) != null
+                || CoreOperations.named(op.name()) != null) {
               throw PluginLoader.startupError(
                   "operation '" + op.name() + "' is offered twice, once by profile '" + name + "'");
             }
+            descriptors.add(
+                new OperationDescriptor(
+                    op.name(), op.description(), name, op.requestSchema(), null));
           }
         });
   }
@@ -89,5 +100,15 @@ final class ActivePlugins {
 
   List<String> operationNames() {
     return new ArrayList<>(operations.keySet());
+  }
+
+  /** How discovery describes each profile operation, in the order of the profiles. */
+  List<OperationDescriptor> operationDescriptors() {
+    return List.copyOf(descriptors);
+  }
+
+  /** Each profile-owned record type with its profile and data schema. */
+  Map<String, DiscoveryDocument.OwnedType> recordTypes() {
+    return recordTypes;
   }
 }

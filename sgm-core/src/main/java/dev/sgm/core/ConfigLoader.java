@@ -16,7 +16,8 @@ import java.util.Properties;
 /**
  * Builds the effective configuration: defaults, then a properties file ({@code config.file} or
  * {@code SGM_CONFIG_FILE}), then {@code SGM_*} environment variables ({@code SGM_PROFILES_DISABLED}
- * becomes {@code profiles.disabled}), then explicit options. Later sources win.
+ * becomes {@code profiles.disabled}, {@code SGM_HTTP_MAX__BODY__BYTES} {@code
+ * http.max-body-bytes}), then explicit options. Later sources win.
  */
 public final class ConfigLoader {
   /** Where data lives unless configured. */
@@ -68,12 +69,19 @@ public final class ConfigLoader {
     return Path.of(System.getProperty("user.home"), ".local", "share", "sgm");
   }
 
+  /**
+   * The {@code SGM_*} variables as keys: the prefix dropped, lower case, a double underscore a
+   * hyphen and a single one a dot, since environment names cannot hold either. {@code
+   * SGM_HTTP_MAX__BODY__BYTES} sets {@code http.max-body-bytes}.
+   */
   static Map<String, String> fromEnvironment(Map<String, String> environment) {
     Map<String, String> values = new HashMap<>();
     environment.forEach(
         (name, value) -> {
           if (name.startsWith("SGM_") && name.length() > 4) {
-            values.put(name.substring(4).toLowerCase(Locale.ROOT).replace('_', '.'), value);
+            String key =
+                name.substring(4).toLowerCase(Locale.ROOT).replace("__", "-").replace('_', '.');
+            values.put(key, value);
           }
         });
     return values;

@@ -112,7 +112,8 @@ final class CoreModule {
                             + "; available: "
                             + providers.stream().map(StorageProvider::name).sorted().toList()));
     Path dataDir = Path.of(config.get(ConfigLoader.DATA_DIR, "."));
-    return chosen.create(config, () -> dataDir);
+    // The engine re-checks the scope of what any storage returns: one plugin's bug is not a leak.
+    return new ScopeCheckedStorage(chosen.create(config, () -> dataDir));
   }
 
   @Provides
@@ -181,6 +182,9 @@ final class CoreModule {
     capabilities.add("core");
     capabilities.addAll(plugins.profileNames());
     capabilities.addAll(plugins.transportNames());
+    List<dev.sgm.api.OperationDescriptor> operations =
+        new ArrayList<>(CoreOperations.descriptors());
+    operations.addAll(plugins.operationDescriptors());
     Properties implementation = implementation();
     return new DiscoveryDocument(
         ProtocolVersion.CURRENT,
@@ -192,6 +196,8 @@ final class CoreModule {
         List.of(new DiscoveryDocument.ReferenceKind(dev.sgm.api.ContentReference.KIND, true)),
         validator.maxRecordBytes(),
         RetrieveQuery.MAX_LIMIT,
+        operations,
+        plugins.recordTypes(),
         null);
   }
 

@@ -64,9 +64,6 @@ import java.util.function.Function;
  * and leaves storage only the keeping and finding of rows.
  */
 final class Engine implements SgmService {
-  private static final List<String> CORE_OPERATIONS =
-      List.of("discover", "store", "store_batch", "read", "retrieve", "delete", "put_content");
-
   private static final System.Logger LOG = System.getLogger(Engine.class.getName());
 
   /** The longest query text given to the embedding model. */
@@ -189,14 +186,16 @@ final class Engine implements SgmService {
   }
 
   /**
-   * Validates a record (core rules, then the owning profile's) and returns a private copy to
-   * complete.
+   * Validates a record (core rules, then the owning profile's, which check {@code data} only when
+   * it is present: CONTRACT §7) and returns a private copy, completed with what the profile
+   * derives.
    */
   private ObjectNode prepare(JsonNode json) {
     ObjectNode record = validator.validate(json).deepCopy();
     Profile owner = plugins.ownerOf(record.path("type").asText());
-    if (owner != null) {
+    if (owner != null && record.has("data")) {
       owner.validate(record);
+      owner.complete(record);
     }
     return record;
   }
@@ -239,7 +238,7 @@ final class Engine implements SgmService {
     if (live != null) {
       ObjectNode stored = (ObjectNode) Json.parse(live.document());
       fillServerFields(record, stored.path("created_at").asText(), caller, stored);
-      if (sameDocument(record, stored)) {
+      if (MemoryRecord.sameDocument(record, stored)) {
         return new StoreResult(MemoryRecord.of(stored), false, false);
       }
       version = live.version() + 1;
@@ -312,17 +311,6 @@ final class Engine implements SgmService {
               ? storedProvenance.get("origin").asText()
               : caller.origin());
     }
-  }
-
-  /** Equal as JSON values, ignoring the always-server-managed version and updated_at. */
-  private static boolean sameDocument(ObjectNode candidate, ObjectNode stored) {
-    ObjectNode a = candidate.deepCopy();
-    ObjectNode b = stored.deepCopy();
-    for (ObjectNode node : List.of(a, b)) {
-      node.remove("version");
-      node.remove("updated_at");
-    }
-    return a.equals(b);
   }
 
   @Override
@@ -680,30 +668,23 @@ final class Engine implements SgmService {
 
   @Override
   public JsonNode invoke(Caller caller, String operation, JsonNode request) {
-    return switch (operation) {
-      case "discover" -> discover(caller, DiscoverRequest.fromJson(request)).toJson();
-      case "store" -> store(caller, StoreRequest.fromJson(request)).toJson();
-      case "store_batch" -> storeBatch(caller, BatchStoreRequest.fromJson(request)).toJson();
-      case "read" -> read(caller, ReadRequest.fromJson(request)).toJson();
-      case "retrieve" -> retrieve(caller, RetrieveQuery.fromJson(request)).toJson();
-      case "delete" -> delete(caller, DeleteRequest.fromJson(request)).toJson();
-      case "put_content" ->
-          putContent(caller, PutContentRequest.fromJson(request)).toResponseJson();
-      default -> {
-        ProfileOperation op = plugins.operation(operation);
-        if (op == null) {
-          throw new SgmException(
-              ErrorCode.UNSUPPORTED_CAPABILITY,
-              "operation '" + operation + "' is not offered here; available: " + operations());
-        }
-        yield op.invoke(caller, request);
-      }
-    };
+    CoreOperations.CoreOperation core = CoreOperations.named(operation);
+    if (core != null) {
+      return core.body().run(this, caller, request);
+    }
+    ProfileOperation op = plugins.operation(operation);
+    if (op == null) {
+      throw new SgmException(
+          ErrorCode.UNSUPPORTED_CAPABILITY,
+          "operation '" + operation + "' is not offered here; available: " + operations());
+    }
+    return op.invoke(caller, request);
   }
 
   @Override
   public List<String> operations() {
-    List<String> all = new ArrayList<>(CORE_OPERATIONS);
+    List<String> all = new ArrayList<>();
+    CoreOperations.ALL.forEach(op -> all.add(op.descriptor().name()));
     all.addAll(plugins.operationNames());
     return List.copyOf(all);
   }

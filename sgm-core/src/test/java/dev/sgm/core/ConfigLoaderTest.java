@@ -27,6 +27,16 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aDoubleUnderscoreInAnEnvironmentNameIsAHyphen() {
+    Config config =
+        ConfigLoader.load(
+            Map.of(),
+            Map.of("SGM_HTTP_MAX__BODY__BYTES", "4096", "SGM_GRPC_STOP__TIMEOUT__MS", "250"));
+    assertEquals(4096, config.getLong("http.max-body-bytes", 0));
+    assertEquals(250, config.getLong("grpc.stop-timeout-ms", 0));
+  }
+
+  @Test
   void theDataDirectoryFollowsXdg() {
     assertEquals(
         Path.of("/x/data/sgm").toString(),

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Caller;
 import dev.sgm.api.Json;
+import dev.sgm.api.JsonSchemas;
 import dev.sgm.api.RequestReader;
 import dev.sgm.api.RetrieveQuery;
 import dev.sgm.api.SgmException;
@@ -12,6 +13,7 @@ import dev.sgm.api.spi.Profile;
 import dev.sgm.api.spi.ProfileContext;
 import dev.sgm.api.spi.ProfileOperation;
 import dev.sgm.api.spi.ProfileProvider;
+import dev.sgm.api.spi.RecordType;
 import java.util.List;
 
 /**
@@ -35,8 +37,13 @@ public final class ExampleProfileProvider implements ProfileProvider {
       }
 
       @Override
-      public List<String> ownedTypes() {
-        return List.of("widget");
+      public List<RecordType> recordTypes() {
+        return List.of(
+            new RecordType(
+                "widget",
+                JsonSchemas.object()
+                    .required("size", JsonSchemas.integer("How big.", 0, 1000))
+                    .build()));
       }
 
       @Override

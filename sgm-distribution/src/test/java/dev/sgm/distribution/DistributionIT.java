@@ -177,9 +177,13 @@ class DistributionIT {
   }
 
   private Served serve() throws Exception {
+    return serve(DIST);
+  }
+
+  private Served serve(Path dist) throws Exception {
     List<String> command =
         List.of(
-            DIST.resolve("bin/sgm").toString(),
+            dist.resolve("bin/sgm").toString(),
             "serve",
             "--memory",
             "-D",
@@ -268,6 +272,275 @@ class DistributionIT {
       server.destroy(); // SIGTERM
       assertTrue(server.waitFor(30, TimeUnit.SECONDS));
     }
+  }
+
+  /**
+   * Every explicit module shipped (and the test plugin) provides through its module-info exactly
+   * what its META-INF/services files list, so it loads the same on the module path and the class
+   * path.
+   */
+  @Test
+  void everyModuleProvidesWhatItsServiceFilesList() throws Exception {
+    List<Path> jars = new ArrayList<>();
+    for (Path dir :
+        List.of(
+            DIST.resolve("lib"),
+            DIST.resolve("plugins"),
+            Path.of(System.getProperty("sgm.test-plugin", "target/test-plugin")))) {
+      try (Stream<Path> files = Files.list(dir)) {
+        files.filter(f -> f.toString().endsWith(".jar")).forEach(jars::add);
+      }
+    }
+    int checked = 0;
+    for (Path jar : jars) {
+      var module = java.lang.module.ModuleFinder.of(jar).findAll().iterator().next().descriptor();
+      if (module.isAutomatic() || !module.name().startsWith("dev.sgm")) {
+        continue;
+      }
+      Map<String, List<String>> declared = new java.util.TreeMap<>();
+      module.provides().forEach(p -> declared.put(p.service(), List.copyOf(p.providers())));
+      Map<String, List<String>> listed = new java.util.TreeMap<>();
+      try (var file = new java.util.jar.JarFile(jar.toFile())) {
+        for (JarEntry entry : java.util.Collections.list(file.entries())) {
+          String name = entry.getName();
+          if (name.startsWith("META-INF/services/") && !entry.isDirectory()) {
+            String text = new String(file.getInputStream(entry).readAllBytes());
+            listed.put(
+                name.substring("META-INF/services/".length()),
+                text.lines()
+                    .map(String::trim)
+                    .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+                    .toList());
+          }
+        }
+      }
+      assertEquals(declared, listed, module.name() + " in " + jar.getFileName());
+      checked++;
+    }
+    assertTrue(checked >= 9, "modules checked: " + checked);
+  }
+
+  @Test
+  void theConformanceKitIsAPluginThatRunsOverEveryTransport() throws Exception {
+    try (Stream<Path> lib = Files.list(DIST.resolve("lib"))) {
+      List<String> junit =
+          lib.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("junit-")).toList();
+      assertEquals(List.of(), junit, "JUnit is not in lib/");
+    }
+    try (Served served = serve()) {
+      for (String url :
+          List.of(served.http(), served.grpc(), served.mcp().replace("http://", "mcp+http://"))) {
+        Result run = sgm(DIST, Map.of(), "tck", url);
+        assertEquals(0, run.code(), url + "\n" + run.out() + run.err());
+        for (String suite : List.of("core", "collaboration", "code", "history", "contract")) {
+          assertTrue(
+              run.out().matches("(?s).*suite " + suite + "[^\n]*: conforming \\([1-9].*"),
+              url + " " + suite + "\n" + run.out());
+        }
+      }
+      Path dist = copy();
+      try (Stream<Path> plugins = Files.list(dist.resolve("plugins"))) {
+        for (Path jar :
+            plugins.filter(p -> p.getFileName().toString().startsWith("sgm-tck")).toList()) {
+          Files.delete(jar);
+        }
+      }
+      Result without = sgm(dist, Map.of(), "tck", served.http());
+      assertEquals(6, without.code(), without.err());
+      assertTrue(without.err().contains("conformance kit"), without.err());
+    }
+  }
+
+  /** A copy of the distribution with the test-only third-party profile plugin in plugins/. */
+  private Path withTestPlugin() throws IOException {
+    Path dist = copy();
+    Path built = Path.of(System.getProperty("sgm.test-plugin", "target/test-plugin"));
+    try (Stream<Path> jars = Files.list(built)) {
+      for (Path jar : jars.toList()) {
+        Files.copy(jar, dist.resolve("plugins").resolve(jar.getFileName()));
+      }
+    }
+    return dist;
+  }
+
+  private static final String GREET = "{\"scope\":{\"project\":\"plugin\"},\"name\":\"Ada\"}";
+
+  @Test
+  void aThirdPartyProfilePluginIsAdvertisedAndWorksOnTheCommandLine() throws Exception {
+    Path dist = withTestPlugin();
+    Result discovered = sgm(dist, Map.of(), "--memory", "discover");
+    assertEquals(0, discovered.code(), discovered.err());
+    JsonNode discovery = Json.parse(discovered.out());
+    assertTrue(discovery.path("capabilities").toString().contains("\"example\""), discovered.out());
+    JsonNode greet = null;
+    for (JsonNode operation : discovery.path("operations")) {
+      if (operation.path("name").asText().equals("example.greet")) {
+        greet = operation;
+      }
+    }
+    assertTrue(greet != null, discovered.out());
+    assertEquals("example", greet.path("capability").asText());
+    assertEquals(
+        "string",
+        greet.path("request_schema").path("properties").path("name").path("type").asText());
+    assertEquals(
+        "example", discovery.path("record_types").path("greeting").path("profile").asText());
+    Result call = sgm(dist, Map.of(), "--memory", "example.greet", GREET);
+    assertEquals(0, call.code(), call.err());
+    assertEquals("Hello, Ada!", Json.parse(call.out()).path("greeting").asText());
+    Result invalid =
+        sgm(
+            dist,
+            Map.of(),
+            "--memory",
+            "store",
+            "{\"id\":\"g\",\"type\":\"greeting\",\"scope\":{\"project\":\"plugin\"},"
+                + "\"provenance\":{\"agent\":\"a\"},\"data\":{}}");
+    assertEquals(2, invalid.code(), invalid.err());
+    assertTrue(invalid.err().contains("data.text"), invalid.err());
+  }
+
+  @Test
+  void aThirdPartyProfilePluginWorksOverHttpGrpcAndMcp() throws Exception {
+    Path dist = withTestPlugin();
+    try (Served served = serve(dist)) {
+      HttpClient http = HttpClient.newHttpClient();
+      HttpResponse<String> stored =
+          http.send(
+              HttpRequest.newBuilder(URI.create(served.http() + "/v1/store"))
+                  .header("Content-Type", "application/json")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "{\"record\":{\"id\":\"g1\",\"type\":\"greeting\","
+                              + "\"scope\":{\"project\":\"plugin\"},"
+                              + "\"provenance\":{\"agent\":\"a\"},\"data\":{\"text\":\"hi\"}}}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, stored.statusCode(), stored.body());
+      HttpResponse<String> greeted =
+          http.send(
+              HttpRequest.newBuilder(URI.create(served.http() + "/v1/example.greet"))
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(GREET))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, greeted.statusCode(), greeted.body());
+      assertEquals(1, Json.parse(greeted.body()).path("greetings_kept").asLong(), greeted.body());
+      HttpResponse<String> openApi =
+          http.send(
+              HttpRequest.newBuilder(URI.create(served.http() + "/openapi.json")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertEquals(
+          "Greets a name and counts the greetings kept in a scope.",
+          Json.parse(openApi.body())
+              .path("paths")
+              .path("/v1/example.greet")
+              .path("post")
+              .path("summary")
+              .asText());
+
+      try (dev.sgm.transport.grpc.SgmGrpcClient grpc =
+          new dev.sgm.transport.grpc.SgmGrpcClient(served.grpc())) {
+        JsonNode answer = grpc.call("example.greet", Json.parse(GREET));
+        assertEquals("Hello, Ada!", answer.path("greeting").asText(), answer.toString());
+        assertEquals(1, answer.path("greetings_kept").asLong(), answer.toString());
+      }
+      for (String remote : List.of(served.http(), served.grpc())) {
+        Result call = sgm(DIST, Map.of(), "--remote", remote, "example.greet", GREET);
+        assertEquals(0, call.code(), remote + ": " + call.err());
+        assertEquals(1, Json.parse(call.out()).path("greetings_kept").asLong(), call.out());
+      }
+      pythonInvokes(served.grpc());
+      nodeUsesTheTool(served);
+    }
+  }
+
+  /** The Python client of sgm-transport-grpc, from the published protos, calls it via Invoke. */
+  private void pythonInvokes(String grpc) throws Exception {
+    String python = "/usr/bin/python3";
+    Path log = temp.resolve("python.log");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        run(List.of(python, "-c", "import grpc, google.protobuf"), log) == 0
+            && run(List.of("protoc", "--version"), log) == 0,
+        "python3-grpcio and protoc are not installed (.ci/run installs them)");
+    Path protos = temp.resolve("protos");
+    Files.createDirectories(protos.resolve("sgm/v1"));
+    Files.copy(
+        Path.of("..", "docs", "proto", "sgm", "v1", "sgm.proto"),
+        protos.resolve("sgm/v1/sgm.proto"));
+    for (String proto :
+        List.of(
+            "google/rpc/status.proto",
+            "google/rpc/error_details.proto",
+            "google/protobuf/any.proto",
+            "google/protobuf/duration.proto",
+            "google/protobuf/descriptor.proto")) {
+      try (var in = getClass().getClassLoader().getResourceAsStream(proto)) {
+        assertTrue(in != null, "the runtime jars carry " + proto);
+        Files.createDirectories(protos.resolve(proto).getParent());
+        Files.write(protos.resolve(proto), in.readAllBytes());
+      }
+    }
+    Path generated = Files.createDirectories(temp.resolve("generated"));
+    assertEquals(
+        0,
+        run(
+            List.of(
+                "protoc",
+                "-I" + protos,
+                "--python_out=" + generated,
+                "sgm/v1/sgm.proto",
+                "google/rpc/status.proto",
+                "google/rpc/error_details.proto"),
+            log),
+        Files.readString(log));
+    int status =
+        run(
+            List.of(
+                python,
+                Path.of("..", "sgm-transport-grpc", "src", "test", "python", "client_test.py")
+                    .toAbsolutePath()
+                    .toString(),
+                generated.toString(),
+                grpc.substring("grpc://".length()),
+                "example.greet",
+                GREET,
+                "Hello, Ada!"),
+            log);
+    String output = Files.readString(log);
+    System.out.println(output);
+    assertEquals(0, status, output);
+    assertTrue(output.contains("example.greet answers through Invoke"), output);
+  }
+
+  /** The MCP SDK for node finds the plugin's tool, over HTTP and through sgm mcp --remote. */
+  private void nodeUsesTheTool(Served served) throws Exception {
+    Path node = Path.of("src", "test", "node");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        Files.isDirectory(node.resolve("node_modules/@modelcontextprotocol/sdk")),
+        "the MCP SDK is not installed: npm ci --prefix sgm-distribution/src/test/node (.ci/run does)");
+    Path log = temp.resolve("plugin-node.log");
+    int status =
+        run(
+            List.of(
+                "node",
+                node.resolve("plugin-client.mjs").toString(),
+                DIST.resolve("bin/sgm").toString(),
+                served.mcp(),
+                served.http()),
+            log);
+    String output = Files.readString(log);
+    System.out.println(output);
+    assertEquals(0, status, output);
+    assertTrue(output.contains(" 0 failed"), output);
+  }
+
+  private int run(List<String> command, Path log) throws Exception {
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().put("XDG_CACHE_HOME", temp.resolve("cache").toString());
+    Process process = builder.redirectOutput(log.toFile()).start();
+    assertTrue(process.waitFor(120, TimeUnit.SECONDS), String.join(" ", command));
+    return process.exitValue();
   }
 
   /**

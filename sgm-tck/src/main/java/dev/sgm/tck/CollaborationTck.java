@@ -80,8 +80,26 @@ public abstract class CollaborationTck extends TckSupport {
         ErrorCode.INVALID_RECORD,
         "data.summary",
         () -> store(typed("h", "handoff", project, "a", "{'from_agent': 'a', 'state': 'open'}")));
-    expectError(ErrorCode.INVALID_RECORD, "data", () -> store(record("t", "task", project)));
     assertEquals(0, retrieveIn(project, null).path("total").asLong(), "nothing stored");
+  }
+
+  @Test
+  @DisplayName(
+      "a record of a profile's type without data is stored as sent; the operations take defaults")
+  @Requirement(rule = "§7 records without data")
+  void records_withoutDataAreStoredAndTakeDefaults() {
+    ObjectNode decision = record("d0", "decision", project);
+    decision.put("content", "Use PostgreSQL for the billing service.");
+    JsonNode stored = store(decision).path("record");
+    assertEquals("decision", stored.path("type").asText());
+    assertFalse(stored.has("data"), "stored as sent: " + stored);
+    store(record("t0", "task", project));
+    ObjectNode inProject = Json.object();
+    inProject.set("scope", project);
+    assertEquals(List.of("t0"), idsOf(call("tasks.ready", inProject).path("tasks")));
+    JsonNode claimed = call("tasks.claim", at(project, "t0").put("agent", "alice"));
+    assertEquals("in_progress", claimed.path("record").path("data").path("state").asText());
+    assertEquals("alice", claimed.path("record").path("data").path("assignee").asText());
   }
 
   @Test

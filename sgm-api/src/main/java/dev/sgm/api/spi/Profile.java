@@ -5,19 +5,21 @@ import java.util.List;
 
 /**
  * An active capability profile: the features it advertises, the record types whose {@code data} it
- * owns and validates, and the operations it adds.
+ * owns (with their schemas), and the operations it adds.
  */
 public interface Profile {
   /** The features listed under this profile in discovery, e.g. {@code decisions}, {@code tasks}. */
   List<String> features();
 
-  /** The record types whose {@code data} schema this profile owns. */
-  default List<String> ownedTypes() {
+  /** The record types whose {@code data} this profile owns, with their data schemas. */
+  default List<RecordType> recordTypes() {
     return List.of();
   }
 
   /**
-   * Validates a record of one of {@link #ownedTypes()} before it is stored.
+   * Checks the {@code data} of a record of one of {@link #recordTypes()}, without changing
+   * anything; called only when the record has {@code data} (CONTRACT §7: a record of an owned type
+   * without {@code data} is a valid core record).
    *
    * @throws dev.sgm.api.SgmException {@code invalid_record} naming the field, e.g. {@code
    *     data.status}
@@ -25,9 +27,16 @@ public interface Profile {
   default void validate(ObjectNode record) {}
 
   /**
-   * Called after a record of one of {@link #ownedTypes()} was stored (and changed), inside the same
-   * transaction: writes made through {@code writer} commit with it, and an exception undoes all of
-   * it. For rules that span records, such as a decision superseding others.
+   * Adds what this profile derives to a record that {@link #validate} accepted, before it is
+   * stored: for example a diff's changed files from its patch. The one hook that may change the
+   * record.
+   */
+  default void complete(ObjectNode record) {}
+
+  /**
+   * Called after a record of one of {@link #recordTypes()} was stored (and changed), inside the
+   * same transaction: writes made through {@code writer} commit with it, and an exception undoes
+   * all of it. For rules that span records, such as a decision superseding others.
    */
   default void afterStore(RecordWriter writer, dev.sgm.api.MemoryRecord record) {}
 

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.sgm.api.Caller;
 import dev.sgm.api.Json;
+import dev.sgm.api.JsonSchemas;
 import dev.sgm.api.MemoryRecord;
 import dev.sgm.api.RequestReader;
 import dev.sgm.api.RetrieveQuery;
@@ -20,6 +21,7 @@ import dev.sgm.api.spi.DataFields;
 import dev.sgm.api.spi.Profile;
 import dev.sgm.api.spi.ProfileContext;
 import dev.sgm.api.spi.ProfileOperation;
+import dev.sgm.api.spi.RecordType;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
 import java.nio.file.Path;
@@ -61,8 +63,56 @@ final class CodeProfile implements Profile {
   }
 
   @Override
-  public List<String> ownedTypes() {
-    return List.of("symbol", "code_reference", "diff");
+  public List<RecordType> recordTypes() {
+    ObjectNode line = JsonSchemas.integer("A line number.", 1, Integer.MAX_VALUE);
+    return List.of(
+        new RecordType(
+            "symbol",
+            JsonSchemas.object()
+                .description("A named thing in code, where it is defined.")
+                .required("name", JsonSchemas.text(null))
+                .required("kind", JsonSchemas.text("function, class, method, ..."))
+                .required("path", JsonSchemas.text("The file, relative to the repository."))
+                .optional("language", JsonSchemas.text(null))
+                .optional("signature", JsonSchemas.text(null))
+                .optional(
+                    "range",
+                    JsonSchemas.object()
+                        .required("start_line", line)
+                        .optional("end_line", line)
+                        .part())
+                .build()),
+        new RecordType(
+            "code_reference",
+            JsonSchemas.object()
+                .description("One place in code that refers to a symbol.")
+                .required(
+                    "from",
+                    JsonSchemas.object()
+                        .required("path", JsonSchemas.text(null))
+                        .optional("line", line)
+                        .optional("symbol", JsonSchemas.text(null))
+                        .part())
+                .required(
+                    "to",
+                    JsonSchemas.object()
+                        .required("symbol", JsonSchemas.text(null))
+                        .optional("path", JsonSchemas.text(null))
+                        .part())
+                .required("kind", JsonSchemas.oneOf(null, REFERENCE_KINDS))
+                .build()),
+        new RecordType(
+            "diff",
+            JsonSchemas.object()
+                .description(
+                    "A unified diff, inline or by a content-hash reference; files, file_changes and"
+                        + " stats are derived from it.")
+                .optional("patch", JsonSchemas.string("The unified diff."))
+                .optional("base", JsonSchemas.text(null))
+                .optional("head", JsonSchemas.text(null))
+                .optional(
+                    "files", JsonSchemas.strings("The paths it touches; derived when absent."))
+                .build()));
   }
 
   @Override
@@ -109,18 +159,30 @@ final class CodeProfile implements Profile {
               "'" + data.get("kind").textValue() + "' is not one of " + REFERENCE_KINDS);
         }
       }
-      default -> {
-        String patch = patch(record, data);
-        ObjectNode derived = DiffAnalysis.analyse(patch);
-        if (!data.has("files")) {
-          data.set("files", derived.get("files"));
-        }
-        data.set("file_changes", derived.get("file_changes"));
-        data.set("stats", derived.get("stats"));
+      case "diff" -> {
+        patch(record, data);
         text(data, "base", "data.base", false);
         text(data, "head", "data.head", false);
       }
+      default ->
+          throw new IllegalStateException(
+              "code does not own the type " + record.path("type").asText());
     }
+  }
+
+  /** A diff's files (unless given), per-file changes and line counts, derived from its patch. */
+  @Override
+  public void complete(ObjectNode record) {
+    if (!record.path("type").asText().equals("diff")) {
+      return;
+    }
+    ObjectNode data = DataFields.data(record);
+    ObjectNode derived = DiffAnalysis.analyse(patch(record, data));
+    if (!data.has("files")) {
+      data.set("files", derived.get("files"));
+    }
+    data.set("file_changes", derived.get("file_changes"));
+    data.set("stats", derived.get("stats"));
   }
 
   /**
@@ -153,19 +215,50 @@ final class CodeProfile implements Profile {
 
   @Override
   public List<ProfileOperation> operations() {
+    ObjectNode limit = JsonSchemas.integer("Most records returned.", 1, RetrieveQuery.MAX_LIMIT);
+    ObjectNode glob = JsonSchemas.text("A path glob, e.g. src/**/*.java.");
     return List.of(
         ProfileOperation.of(
             "code.symbols",
             "Finds symbols by name, prefix, kind, path or path glob.",
+            request()
+                .optional(
+                    "scope_mode",
+                    JsonSchemas.oneOf(
+                        "descendants, ancestors or lineage widen the scope.",
+                        List.of("exact", "descendants", "ancestors", "lineage")))
+                .optional("name", JsonSchemas.text("The exact name."))
+                .optional("prefix", JsonSchemas.text("The start of the name."))
+                .optional("kind", JsonSchemas.text("function, class, method, ..."))
+                .optional("path", JsonSchemas.text("The exact file."))
+                .optional("path_glob", glob)
+                .optional("limit", limit)
+                .build(),
             this::symbols),
         ProfileOperation.of(
             "code.references_to",
             "Lists every recorded reference to a symbol, with its location.",
+            request()
+                .required("symbol", JsonSchemas.text("The symbol referred to."))
+                .optional("path", JsonSchemas.text("Only references to the symbol of this file."))
+                .optional("limit", limit)
+                .build(),
             this::referencesTo),
         ProfileOperation.of(
             "code.diffs_touching",
             "Lists the diffs that touch a path or a path glob, newest first.",
+            request()
+                .optional("path", JsonSchemas.text("A file; give this or path_glob."))
+                .optional("path_glob", glob)
+                .optional("limit", limit)
+                .build(),
             this::diffsTouching));
+  }
+
+  private static JsonSchemas.ObjectSchema request() {
+    return JsonSchemas.object()
+        .additionalProperties(false)
+        .required("scope", JsonSchemas.scope("The scope, e.g. {\"project\": \"myproject\"}."));
   }
 
   /**

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Caller;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
+import dev.sgm.api.JsonSchemas;
 import dev.sgm.api.MemoryRecord;
 import dev.sgm.api.RequestReader;
 import dev.sgm.api.RetrieveQuery;
@@ -19,6 +20,7 @@ import dev.sgm.api.spi.DataFields;
 import dev.sgm.api.spi.Profile;
 import dev.sgm.api.spi.ProfileContext;
 import dev.sgm.api.spi.ProfileOperation;
+import dev.sgm.api.spi.RecordType;
 import dev.sgm.api.spi.RecordWriter;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -63,8 +65,69 @@ final class CollaborationProfile implements Profile {
   }
 
   @Override
-  public List<String> ownedTypes() {
-    return List.of("decision", "rule", "status", "task", "handoff");
+  public List<RecordType> recordTypes() {
+    return List.of(
+        new RecordType(
+            "decision",
+            JsonSchemas.object()
+                .description("A decision; stored accepted, it marks those it supersedes.")
+                .required("status", JsonSchemas.oneOf(null, DECISION_STATUSES))
+                .required("rationale", JsonSchemas.text("Why."))
+                .optional("alternatives", JsonSchemas.strings("What else was considered."))
+                .optional("supersedes", JsonSchemas.strings("Ids of the decisions it replaces."))
+                .build()),
+        new RecordType(
+            "rule",
+            JsonSchemas.object()
+                .description("A rule agents follow in a scope and its narrower scopes.")
+                .required("statement", JsonSchemas.text(null))
+                .required("severity", JsonSchemas.oneOf(null, SEVERITIES))
+                .optional("applies_to", JsonSchemas.strings("Path globs it applies to."))
+                .optional("active", JsonSchemas.bool("Default true."))
+                .build()),
+        new RecordType(
+            "status",
+            JsonSchemas.object()
+                .description("Where an agent is, as of a time.")
+                .required("state", JsonSchemas.text(null))
+                .optional("summary", JsonSchemas.text(null))
+                .optional("progress", JsonSchemas.number("From 0 to 1.", 0, 1))
+                .required("as_of", JsonSchemas.dateTime(null))
+                .build()),
+        new RecordType(
+            "task",
+            JsonSchemas.object()
+                .description("A unit of work agents claim and move through its states.")
+                .required("state", JsonSchemas.oneOf(null, TASK_STATES))
+                .optional("assignee", JsonSchemas.text(null))
+                .optional(
+                    "priority",
+                    Json.object()
+                        .put("description", "A number or a string.")
+                        .set("type", Json.array().add("number").add("string")))
+                .optional(
+                    "depends_on", JsonSchemas.strings("Ids of tasks that must be done first."))
+                .build()),
+        new RecordType(
+            "handoff",
+            JsonSchemas.object()
+                .description("Unfinished work passed from one agent to another.")
+                .required("from_agent", JsonSchemas.text(null))
+                .optional("to_agent", JsonSchemas.text(null))
+                .required("state", JsonSchemas.oneOf(null, HANDOFF_STATES))
+                .required("summary", JsonSchemas.text(null))
+                .optional("next_steps", JsonSchemas.strings(null))
+                .optional("context", JsonSchemas.strings("Ids or qualified ids of records."))
+                .build()));
+  }
+
+  /**
+   * A state field of a record that may carry no data (CONTRACT §7): a task or handoff without one
+   * is open, a decision proposed.
+   */
+  static String state(MemoryRecord record, String field, String absent) {
+    JsonNode value = record.data().path(field);
+    return value.isTextual() ? value.textValue() : absent;
   }
 
   // ---- data schemas
@@ -107,7 +170,7 @@ final class CollaborationProfile implements Profile {
         }
         stringList(data, "depends_on");
       }
-      default -> {
+      case "handoff" -> {
         text(data, "from_agent", true);
         text(data, "to_agent", false);
         oneOf(data, "state", HANDOFF_STATES, true);
@@ -115,6 +178,9 @@ final class CollaborationProfile implements Profile {
         stringList(data, "next_steps");
         stringList(data, "context");
       }
+      default ->
+          throw new IllegalStateException(
+              "collaboration does not own the type " + record.path("type").asText());
     }
   }
 
@@ -160,7 +226,9 @@ final class CollaborationProfile implements Profile {
     switch (record.type()) {
       case "decision" -> supersede(writer, record);
       case "task" -> rejectCycles(writer, record);
-      default -> {}
+      case "rule", "status", "handoff" -> {}
+      default ->
+          throw new IllegalStateException("collaboration does not own the type " + record.type());
     }
   }
 
@@ -185,9 +253,10 @@ final class CollaborationProfile implements Profile {
         throw SgmException.invalidRecord(
             "data.supersedes", id.asText() + " is a " + older.type() + ", not a decision");
       }
-      if (!"superseded".equals(older.data().path("status").asText())) {
+      if (!"superseded".equals(state(older, "status", "proposed"))) {
         ObjectNode changed = older.json();
-        ((ObjectNode) changed.get("data"))
+        changed
+            .withObjectProperty("data")
             .put("status", "superseded")
             .put("superseded_by", decision.id());
         writer.store(changed);
@@ -239,31 +308,52 @@ final class CollaborationProfile implements Profile {
         ProfileOperation.of(
             "tasks.claim",
             "Claims an open task for an agent; fails with conflict when another agent has it.",
+            request(true).required("agent", JsonSchemas.text("Who claims it.")).build(),
             this::claim),
         ProfileOperation.of(
             "tasks.transition",
             "Moves a task to another state, when that change is allowed.",
+            request(true).required("to", JsonSchemas.oneOf("The new state.", TASK_STATES)).build(),
             this::transition),
         ProfileOperation.of(
             "tasks.ready",
             "Lists the open, unassigned tasks whose dependencies are all done.",
+            request(false).build(),
             this::ready),
         ProfileOperation.of(
             "rules.active",
             "Lists the active rules in force for a scope, its broader scopes' included, by severity.",
+            request(false).build(),
             this::activeRules),
         ProfileOperation.of(
             "status.current",
             "Lists the latest status of each agent in a scope.",
+            request(false).build(),
             this::currentStatus),
         ProfileOperation.of(
-            "handoffs.accept", "Accepts an open handoff for an agent.", this::acceptHandoff),
+            "handoffs.accept",
+            "Accepts an open handoff for an agent.",
+            request(true).required("agent", JsonSchemas.text("Who takes the work over.")).build(),
+            this::acceptHandoff),
         ProfileOperation.of(
-            "handoffs.complete", "Completes an accepted handoff.", this::completeHandoff),
+            "handoffs.complete",
+            "Completes an accepted handoff.",
+            request(true).build(),
+            this::completeHandoff),
         ProfileOperation.of(
             "handoffs.resume",
             "Returns a handoff with every record it references, to pick the work up in one call.",
+            request(true).build(),
             this::resume));
+  }
+
+  /** A request naming a scope and, for operations on one record, its id. */
+  private static JsonSchemas.ObjectSchema request(boolean withId) {
+    JsonSchemas.ObjectSchema schema =
+        JsonSchemas.object()
+            .additionalProperties(false)
+            .required("scope", JsonSchemas.scope("The scope, e.g. {\"project\": \"myproject\"}."));
+    return withId ? schema.required("id", JsonSchemas.text("The record's id.")) : schema;
   }
 
   private record Target(Scope scope, String id, RequestReader rest) {}
@@ -294,19 +384,18 @@ final class CollaborationProfile implements Profile {
         caller,
         writer -> {
           MemoryRecord task = load(writer, t.scope(), t.id(), "task");
-          JsonNode data = task.data();
-          String assignee = data.path("assignee").asText(null);
+          String assignee = task.data().path("assignee").asText(null);
           if (assignee != null && !assignee.equals(agent)) {
             throw new SgmException(
                 ErrorCode.CONFLICT, "task " + task.qualifiedId() + " is claimed by " + assignee);
           }
-          String state = data.path("state").asText();
+          String state = state(task, "state", "open");
           if (!state.equals("open") && !(agent.equals(assignee) && state.equals("in_progress"))) {
             throw new SgmException(
                 ErrorCode.CONFLICT, "task " + task.qualifiedId() + " is " + state + ", not open");
           }
           ObjectNode changed = task.json();
-          ((ObjectNode) changed.get("data")).put("assignee", agent).put("state", "in_progress");
+          changed.withObjectProperty("data").put("assignee", agent).put("state", "in_progress");
           return writer.store(changed).toJson();
         });
   }
@@ -322,7 +411,7 @@ final class CollaborationProfile implements Profile {
         caller,
         writer -> {
           MemoryRecord task = load(writer, t.scope(), t.id(), "task");
-          String from = task.data().path("state").asText();
+          String from = state(task, "state", "open");
           if (!TRANSITIONS.getOrDefault(from, Set.of()).contains(to)) {
             throw new SgmException(
                 ErrorCode.CONFLICT,
@@ -338,7 +427,7 @@ final class CollaborationProfile implements Profile {
                     + TRANSITIONS.getOrDefault(from, Set.of()).stream().sorted().toList());
           }
           ObjectNode changed = task.json();
-          ObjectNode data = (ObjectNode) changed.get("data");
+          ObjectNode data = changed.withObjectProperty("data");
           data.put("state", to);
           if (to.equals("open")) {
             data.remove("assignee");
@@ -389,11 +478,11 @@ final class CollaborationProfile implements Profile {
     Scope scope = scopeOnly(json);
     List<MemoryRecord> tasks = all(caller, scope, ScopeMode.EXACT, "task");
     Map<String, String> states = new HashMap<>();
-    tasks.forEach(t -> states.put(t.id(), t.data().path("state").asText()));
+    tasks.forEach(t -> states.put(t.id(), state(t, "state", "open")));
     List<MemoryRecord> ready = new ArrayList<>();
     for (MemoryRecord task : tasks) {
       boolean open =
-          task.data().path("state").asText().equals("open") && !task.data().hasNonNull("assignee");
+          state(task, "state", "open").equals("open") && !task.data().hasNonNull("assignee");
       boolean unblocked = true;
       for (JsonNode dependency : task.data().path("depends_on")) {
         unblocked &= "done".equals(states.get(dependency.asText()));
@@ -414,7 +503,12 @@ final class CollaborationProfile implements Profile {
       }
     }
     rules.sort(
-        Comparator.comparingInt(r -> SEVERITIES.indexOf(r.data().path("severity").asText())));
+        Comparator.comparingInt(
+            r -> {
+              // A rule without data has no severity: it sorts after those with one.
+              int rank = SEVERITIES.indexOf(r.data().path("severity").asText());
+              return rank < 0 ? SEVERITIES.size() : rank;
+            }));
     return list("rules", rules);
   }
 
@@ -445,13 +539,13 @@ final class CollaborationProfile implements Profile {
         writer -> {
           MemoryRecord handoff = load(writer, t.scope(), t.id(), "handoff");
           JsonNode data = handoff.data();
-          if (!data.path("state").asText().equals("open")) {
+          if (!state(handoff, "state", "open").equals("open")) {
             throw new SgmException(
                 ErrorCode.CONFLICT,
                 "handoff "
                     + handoff.qualifiedId()
                     + " is "
-                    + data.path("state").asText()
+                    + state(handoff, "state", "open")
                     + ", not open");
           }
           String to = data.path("to_agent").asText(null);
@@ -460,7 +554,7 @@ final class CollaborationProfile implements Profile {
                 ErrorCode.CONFLICT, "handoff " + handoff.qualifiedId() + " is for " + to);
           }
           ObjectNode changed = handoff.json();
-          ((ObjectNode) changed.get("data")).put("state", "accepted").put("to_agent", agent);
+          changed.withObjectProperty("data").put("state", "accepted").put("to_agent", agent);
           return writer.store(changed).toJson();
         });
   }
@@ -472,17 +566,17 @@ final class CollaborationProfile implements Profile {
         caller,
         writer -> {
           MemoryRecord handoff = load(writer, t.scope(), t.id(), "handoff");
-          if (!handoff.data().path("state").asText().equals("accepted")) {
+          if (!state(handoff, "state", "open").equals("accepted")) {
             throw new SgmException(
                 ErrorCode.CONFLICT,
                 "handoff "
                     + handoff.qualifiedId()
                     + " is "
-                    + handoff.data().path("state").asText()
+                    + state(handoff, "state", "open")
                     + ", not accepted");
           }
           ObjectNode changed = handoff.json();
-          ((ObjectNode) changed.get("data")).put("state", "completed");
+          changed.withObjectProperty("data").put("state", "completed");
           StoreResult result = writer.store(changed);
           return result.toJson();
         });

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Caller;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
+import dev.sgm.api.JsonSchemas;
 import dev.sgm.api.MemoryRecord;
 import dev.sgm.api.RequestReader;
 import dev.sgm.api.RetrieveQuery;
@@ -54,36 +55,74 @@ final class HistoryProfile implements Profile {
 
   @Override
   public List<ProfileOperation> operations() {
+    ObjectNode version =
+        JsonSchemas.integer("A version number; default the latest.", 1, Long.MAX_VALUE);
+    ObjectNode name = JsonSchemas.text("The snapshot's name.");
     return List.of(
         ProfileOperation.of(
             "history.versions",
             "Lists the versions of one record, newest first, with who wrote each and when.",
+            record()
+                .optional("limit", JsonSchemas.integer("Page size.", 1, RetrieveQuery.MAX_LIMIT))
+                .optional("cursor", JsonSchemas.string("The next_cursor of the previous page."))
+                .build(),
             this::versions),
-        ProfileOperation.of("history.read", "Reads one past version of a record.", this::read),
+        ProfileOperation.of(
+            "history.read",
+            "Reads one past version of a record.",
+            record().optional("version", version).build(),
+            this::read),
         ProfileOperation.of(
             "history.restore",
             "Makes a past version of a record its current version again (as a new version).",
+            record().optional("version", version).build(),
             this::restore),
         ProfileOperation.of(
             "history.undelete",
             "Brings a deleted record back as it was when deleted.",
+            record().build(),
             this::undelete),
         ProfileOperation.of(
             "snapshots.create",
             "Names the present state of a scope (optionally with its narrower scopes) to query or"
                 + " restore later. Nothing is copied.",
+            scoped()
+                .required("name", name)
+                .optional("descendants", JsonSchemas.bool("Include the narrower scopes."))
+                .build(),
             this::createSnapshot),
         ProfileOperation.of(
-            "snapshots.list", "Lists the snapshots of a scope, newest first.", this::listSnapshots),
+            "snapshots.list",
+            "Lists the snapshots of a scope, newest first.",
+            scoped().build(),
+            this::listSnapshots),
         ProfileOperation.of(
             "snapshots.retrieve",
             "Answers a retrieve query as the scope was when the snapshot was taken.",
+            JsonSchemas.object()
+                .additionalProperties(false)
+                .required("snapshot", scoped().required("name", name).part())
+                .required("query", JsonSchemas.anyObject("A retrieve request, as of the snapshot."))
+                .build(),
             this::retrieveSnapshot),
         ProfileOperation.of(
             "snapshots.restore",
             "Puts a scope back as it was at a snapshot, in one transaction: changed records are"
                 + " restored, records created since are deleted.",
+            scoped().required("name", name).build(),
             this::restoreSnapshot));
+  }
+
+  /** A request naming a scope. */
+  private static JsonSchemas.ObjectSchema scoped() {
+    return JsonSchemas.object()
+        .additionalProperties(false)
+        .required("scope", JsonSchemas.scope("The scope, e.g. {\"project\": \"myproject\"}."));
+  }
+
+  /** A request naming one record. */
+  private static JsonSchemas.ObjectSchema record() {
+    return scoped().required("id", JsonSchemas.text("The record's id."));
   }
 
   // ---- history.*
@@ -303,7 +342,10 @@ final class HistoryProfile implements Profile {
               } else {
                 unchanged++;
               }
-            } else if (liveNow && sameContent(past.document(), current.document())) {
+            } else if (liveNow
+                && MemoryRecord.sameDocument(
+                    (ObjectNode) Json.parse(past.document()),
+                    (ObjectNode) Json.parse(current.document()))) {
               unchanged++;
             } else {
               writer.store(Json.parse(past.document()));
@@ -325,16 +367,6 @@ final class HistoryProfile implements Profile {
           response.put("unchanged", unchanged);
           return response;
         });
-  }
-
-  private static boolean sameContent(String a, String b) {
-    ObjectNode left = (ObjectNode) Json.parse(a);
-    ObjectNode right = (ObjectNode) Json.parse(b);
-    for (ObjectNode node : List.of(left, right)) {
-      node.remove("version");
-      node.remove("updated_at");
-    }
-    return left.equals(right);
   }
 
   private static SnapshotEntry findSnapshot(RecordWriter writer, Scope scope, String name) {

@@ -6,12 +6,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
 import dev.sgm.api.Caller;
 import dev.sgm.api.ErrorCode;
+import dev.sgm.api.Json;
+import dev.sgm.api.OperationDescriptor;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
+import dev.sgm.api.spi.ClientProvider;
 import dev.sgm.api.spi.Config;
+import dev.sgm.core.CoreOperations;
 import dev.sgm.core.SgmRuntime;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Where the command's operations go: the engine in this process on the embedded store, or a server
@@ -21,47 +24,14 @@ interface Backend extends SgmClient, AutoCloseable {
   @Override
   void close();
 
-  /** The operations a profile adds, for backends that only learn the profiles from discovery. */
-  Map<String, List<String>> PROFILE_OPERATIONS =
-      Map.of(
-          "history",
-          List.of(
-              "history.versions",
-              "history.read",
-              "history.restore",
-              "history.undelete",
-              "snapshots.create",
-              "snapshots.list",
-              "snapshots.retrieve",
-              "snapshots.restore"),
-          "code",
-          List.of("code.symbols", "code.references_to", "code.diffs_touching"),
-          "collaboration",
-          List.of(
-              "tasks.claim",
-              "tasks.transition",
-              "tasks.ready",
-              "rules.active",
-              "status.current",
-              "handoffs.accept",
-              "handoffs.complete",
-              "handoffs.resume"));
-
-  /** The operations this backend offers: the core ones, then those of each advertised profile. */
-  default List<String> operations() {
-    List<String> operations =
-        new java.util.ArrayList<>(
-            List.of(
-                "discover", "store", "store_batch", "read", "retrieve", "delete", "put_content"));
-    for (JsonNode capability : call("discover", dev.sgm.api.Json.object()).path("capabilities")) {
-      operations.addAll(PROFILE_OPERATIONS.getOrDefault(capability.asText(), List.of()));
-    }
-    return operations;
+  /** The operations this backend offers, as its discovery describes them. */
+  default List<OperationDescriptor> describeOperations() {
+    return OperationDescriptor.listedIn(call(CoreOperations.DISCOVER, Json.object()));
   }
 
   /**
    * Checks a bulk import's {@code --batch-size}: from 1 to {@link BatchStoreRequest#MAX_RECORDS},
-   * the most one store_batch takes, so a wrong size is named before anything is read.
+   * the most one batch store takes, so a wrong size is named before anything is read.
    */
   static void checkBatchSize(int batchSize) {
     if (batchSize < 1 || batchSize > BatchStoreRequest.MAX_RECORDS) {
@@ -75,10 +45,10 @@ interface Backend extends SgmClient, AutoCloseable {
    * phrase such as "after record 500: ", since a field path alone does not say which batch.
    */
   default void storeBatch(ArrayNode records, String before) {
-    ObjectNode request = dev.sgm.api.Json.object();
+    ObjectNode request = Json.object();
     request.set("records", records);
     try {
-      call("store_batch", request);
+      call(CoreOperations.STORE_BATCH, request);
     } catch (SgmException e) {
       throw e.withFieldPrefix(before);
     }
@@ -95,40 +65,26 @@ interface Backend extends SgmClient, AutoCloseable {
       }
 
       @Override
-      public List<String> operations() {
-        return runtime.service().operations();
-      }
-
-      @Override
       public void close() {
         runtime.close();
       }
     };
   }
 
-  /** A server over HTTP ({@code http://host:port}) or gRPC ({@code grpc://host:port}). */
+  /**
+   * A server at {@code url}, through the client its scheme names ({@code http://host:port}, {@code
+   * grpc://host:port}, {@code mcp+http://host:port/mcp}, ...), from the transports on the module
+   * path.
+   */
   static Backend remote(String url) {
-    if (url.startsWith("grpc://")) {
-      dev.sgm.transport.grpc.SgmGrpcClient client;
-      try {
-        client = new dev.sgm.transport.grpc.SgmGrpcClient(url);
-      } catch (NoClassDefFoundError e) {
-        throw missing("gRPC", "sgm-transport-grpc");
-      }
-      return of(client, client::close);
-    }
-    if (!url.startsWith("http://") && !url.startsWith("https://")) {
-      throw new SgmException(
-          ErrorCode.INVALID_REQUEST,
-          "--remote: '" + url + "' is not an http://, https:// or grpc:// URL");
-    }
-    SgmClient client;
     try {
-      client = new dev.sgm.transport.http.SgmHttpClient(url);
-    } catch (NoClassDefFoundError e) {
-      throw missing("HTTP", "sgm-transport-http");
+      ClientProvider.Remote client = ClientProvider.connect(url);
+      return of(client, client::close);
+    } catch (SgmException e) {
+      throw e.code() == ErrorCode.UNSUPPORTED_CAPABILITY
+          ? new SgmException(e.code(), "--remote: " + e.getMessage())
+          : e;
     }
-    return of(client, () -> {});
   }
 
   private static Backend of(SgmClient client, Runnable close) {
@@ -143,15 +99,5 @@ interface Backend extends SgmClient, AutoCloseable {
         close.run();
       }
     };
-  }
-
-  private static SgmException missing(String protocol, String artifact) {
-    return new SgmException(
-        ErrorCode.UNSUPPORTED_CAPABILITY,
-        "--remote needs the "
-            + protocol
-            + " client ("
-            + artifact
-            + "), which is not on the module path");
   }
 }

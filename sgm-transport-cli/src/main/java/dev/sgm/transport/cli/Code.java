@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmException;
+import dev.sgm.core.CoreOperations;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,13 +15,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -133,11 +132,7 @@ final class Code implements Callable<Integer> {
         throw SgmException.invalidRequest("FILE", "the patch is empty: there is nothing to import");
       }
       ObjectNode record = Json.object();
-      record.put(
-          "id",
-          id != null
-              ? id
-              : "diff-" + LocalDate.now() + "-" + UUID.randomUUID().toString().substring(0, 8));
+      record.put("id", id != null ? id : dev.sgm.api.MemoryRecord.newId("diff"));
       record.put("type", "diff");
       record.set("scope", target.scope());
       ObjectNode data = record.putObject("data");
@@ -157,14 +152,15 @@ final class Code implements Callable<Integer> {
         } else {
           ObjectNode upload = Json.object();
           upload.put("content", new String(bytes, StandardCharsets.UTF_8));
-          record.set("reference", backend.call("put_content", upload).path("reference"));
+          record.set(
+              "reference", backend.call(CoreOperations.PUT_CONTENT, upload).path("reference"));
         }
         if (title != null) {
           record.put("title", title);
         }
         ObjectNode request = Json.object();
         request.set("record", record);
-        JsonNode stored = backend.call("store", request);
+        JsonNode stored = backend.call(CoreOperations.STORE, request);
         JsonNode storedRecord = stored.has("record") ? stored.path("record") : stored;
         JsonNode stats = storedRecord.path("data").path("stats");
         spec.commandLine()

@@ -4,9 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmException;
-import dev.sgm.transport.mcp.McpDefaults;
-import dev.sgm.transport.mcp.McpServer;
-import dev.sgm.transport.mcp.McpStdio;
+import dev.sgm.api.spi.StdioServerProvider;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -51,16 +49,22 @@ final class Mcp implements Callable<Integer> {
       }
       scope.forEach(defaultScope::put);
     }
+    StdioServerProvider mcp =
+        StdioServerProvider.named("mcp")
+            .orElseThrow(
+                () ->
+                    new SgmException(
+                        ErrorCode.UNSUPPORTED_CAPABILITY,
+                        "sgm mcp needs sgm-transport-mcp, which is not on the module path"));
     try (Backend backend = connection.open()) {
-      McpServer server;
-      try {
-        server = new McpServer(backend, backend.operations(), version());
-      } catch (NoClassDefFoundError e) {
-        throw new SgmException(
-            ErrorCode.UNSUPPORTED_CAPABILITY,
-            "sgm mcp needs sgm-transport-mcp, which is not on the module path");
-      }
-      McpStdio.serve(server, new McpDefaults(defaultScope, agent), System.in, System.out);
+      mcp.serve(
+          backend,
+          backend.describeOperations(),
+          defaultScope,
+          agent,
+          version(),
+          System.in,
+          System.out);
     }
     return ExitCodes.OK;
   }

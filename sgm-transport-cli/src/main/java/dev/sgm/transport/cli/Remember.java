@@ -3,12 +3,11 @@ package dev.sgm.transport.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Json;
-import java.time.LocalDate;
+import dev.sgm.core.CoreOperations;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -53,17 +52,13 @@ final class Remember extends Sgm.OperationCommand {
 
   @Override
   String operation() {
-    return "store";
+    return CoreOperations.STORE;
   }
 
   @Override
   JsonNode request() {
     ObjectNode record = Json.object();
-    record.put(
-        "id",
-        id != null
-            ? id
-            : type + "-" + LocalDate.now() + "-" + UUID.randomUUID().toString().substring(0, 8));
+    record.put("id", id != null ? id : dev.sgm.api.MemoryRecord.newId(type));
     record.put("type", type);
     ObjectNode scopeJson = record.putObject("scope");
     scopeJson.put("project", project != null ? project : defaultProject());

@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
+import dev.sgm.api.OperationDescriptor;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
 import dev.sgm.core.ConfigLoader;
+import dev.sgm.core.CoreOperations;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -192,7 +194,9 @@ public final class Sgm implements Callable<Integer> {
     @Option(
         names = "--remote",
         paramLabel = "URL",
-        description = "Run on the server at URL (http://host:port) instead of the embedded store.")
+        description =
+            "Run on the server at URL instead of the embedded store: http://host:port,"
+                + " grpc://host:port or mcp+http://host:port/mcp.")
     String remote;
 
     @Option(
@@ -328,7 +332,7 @@ public final class Sgm implements Callable<Integer> {
 
     @Override
     String operation() {
-      return "discover";
+      return CoreOperations.DISCOVER;
     }
 
     @Override
@@ -363,7 +367,7 @@ public final class Sgm implements Callable<Integer> {
 
     @Override
     String operation() {
-      return "store";
+      return CoreOperations.STORE;
     }
 
     @Override
@@ -404,7 +408,7 @@ public final class Sgm implements Callable<Integer> {
 
     @Override
     String operation() {
-      return "store_batch";
+      return CoreOperations.STORE_BATCH;
     }
 
     @Override
@@ -437,7 +441,7 @@ public final class Sgm implements Callable<Integer> {
 
     @Override
     String operation() {
-      return "read";
+      return CoreOperations.READ;
     }
 
     @Override
@@ -545,7 +549,7 @@ public final class Sgm implements Callable<Integer> {
       }
       JsonNode result;
       try (Backend backend = connection.open()) {
-        result = backend.call("retrieve", request);
+        result = backend.call(CoreOperations.RETRIEVE, request);
       }
       if (json || System.console() == null) {
         print(spec, result);
@@ -571,7 +575,7 @@ public final class Sgm implements Callable<Integer> {
 
     @Override
     String operation() {
-      return "delete";
+      return CoreOperations.DELETE;
     }
 
     @Override
@@ -603,7 +607,7 @@ public final class Sgm implements Callable<Integer> {
 
     @Override
     String operation() {
-      return "put_content";
+      return CoreOperations.PUT_CONTENT;
     }
 
     @Override
@@ -629,10 +633,17 @@ public final class Sgm implements Callable<Integer> {
   @Command(
       name = "call",
       mixinStandardHelpOptions = true,
-      description =
-          "Run any operation by its wire name, e.g. history.versions; also written as sgm OPERATION.")
+      description = {
+        "Run any operation by its wire name, e.g. history.versions; also written as sgm OPERATION.",
+        "Without an operation, list those the store or server offers, as its discovery describes"
+            + " them."
+      })
   static final class Call extends OperationCommand {
-    @Parameters(index = "0", paramLabel = "OPERATION", description = "The operation's wire name.")
+    @Parameters(
+        index = "0",
+        arity = "0..1",
+        paramLabel = "OPERATION",
+        description = "The operation's wire name.")
     String operation;
 
     @Parameters(
@@ -641,6 +652,24 @@ public final class Sgm implements Callable<Integer> {
         paramLabel = "REQUEST",
         description = "The request as JSON, @file, or - (default {}).")
     String request;
+
+    @Override
+    public Integer call() {
+      if (operation != null) {
+        return super.call();
+      }
+      try (Backend backend = connection.open()) {
+        PrintWriter out = spec.commandLine().getOut();
+        for (OperationDescriptor described : backend.describeOperations()) {
+          out.printf(
+              "%-22s %-14s %s%n",
+              described.name(), described.capability(), described.description());
+        }
+        out.println("Run one with: sgm OPERATION '{...}' (its request schema is in sgm discover).");
+        out.flush();
+      }
+      return ExitCodes.OK;
+    }
 
     @Override
     String operation() {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmException;
+import dev.sgm.core.CoreOperations;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -107,7 +108,7 @@ final class Transfer {
           if (cursor != null) {
             query.put("cursor", cursor);
           }
-          JsonNode page = backend.call("retrieve", query);
+          JsonNode page = backend.call(CoreOperations.RETRIEVE, query);
           for (JsonNode record : page.path("records")) {
             writer.write(Json.write(record));
             writer.write('\n');

@@ -57,6 +57,25 @@ class CliTest {
   }
 
   @Test
+  void callWithoutAnOperationListsWhatDiscoveryDescribes() {
+    Run listed = sgm("call");
+    assertEquals(0, listed.code(), listed.err());
+    assertTrue(
+        listed
+            .out()
+            .lines()
+            .anyMatch(
+                l ->
+                    l.startsWith("tasks.claim ")
+                        && l.contains(" collaboration ")
+                        && l.endsWith(
+                            "Claims an open task for an agent; fails with conflict when another"
+                                + " agent has it.")),
+        listed.out());
+    assertTrue(listed.out().lines().anyMatch(l -> l.startsWith("retrieve ")), listed.out());
+  }
+
+  @Test
   void storeReadRetrieveDelete() {
     Run stored = sgm("store", NOTE);
     assertEquals(0, stored.code(), stored.err());

@@ -80,6 +80,15 @@ class TckCommandTest {
       assertEquals(0, run.code(), run.out() + run.err());
       assertTrue(run.out().contains("PASS MUST   C5"), run.out());
       assertTrue(run.out().matches("(?s).*tck: \\d+ passed, 0 failed, 0 skipped.*"), run.out());
+      for (String suite :
+          List.of(
+              "core \\(the seeds' C1-C12\\): conforming \\(12 passed",
+              "collaboration profile: conforming \\([1-9]\\d* passed",
+              "code profile: conforming \\([1-9]\\d* passed",
+              "history profile: conforming \\([1-9]\\d* passed",
+              "contract \\(this project's further rules\\): conforming \\([1-9]\\d* passed")) {
+        assertTrue(run.out().matches("(?s).*suite " + suite + ".*"), suite + "\n" + run.out());
+      }
       try (Stream<Path> files = Files.list(reports)) {
         assertTrue(files.anyMatch(p -> p.getFileName().toString().endsWith(".xml")), "JUnit XML");
       }
@@ -96,8 +105,12 @@ class TckCommandTest {
       broken.start();
       try {
         Run run = tck("tck", broken.endpoints().get(0));
-        assertEquals(1, run.code(), run.out());
+        assertEquals(1, run.code(), "a seed core case failed: " + run.out());
         assertTrue(run.out().contains("FAIL MUST   C4"), run.out());
+        assertTrue(
+            run.out()
+                .contains("suite core (the seeds' C1-C12): NOT CONFORMING (11 passed, 1 failed"),
+            run.out());
         assertTrue(run.out().contains("PASS MUST   C5"), "unbroken rules still pass: " + run.out());
       } finally {
         broken.close();

@@ -7,6 +7,7 @@ import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.SgmService;
+import io.grpc.MethodDescriptor;
 import io.grpc.stub.StreamObserver;
 import java.util.function.Supplier;
 
@@ -25,30 +26,41 @@ final class Calls {
     this.service = service;
   }
 
+  /**
+   * Runs the RPC {@code method}: {@code operation} as its option names it, or, for {@code Invoke}
+   * (no option), the operation the request names.
+   */
   @SuppressWarnings("unchecked")
-  <R extends Message> void unary(
-      String operation, Message request, Message.Builder response, StreamObserver<R> observer) {
-    answer(
-        operation,
-        () -> {
-          JsonNode result = service.invoke(CALLER, operation, ProtoJson.toJson(request));
-          return (R) ProtoJson.fromJson(result, response).build();
-        },
-        observer);
+  <R> void run(
+      MethodDescriptor<?, R> method,
+      String operation,
+      Message request,
+      StreamObserver<R> observer) {
+    if (request instanceof InvokeRequest invoke) {
+      answer(
+          invoke.getOperation(),
+          () -> (R) jsonCall(invoke.getOperation(), invoke.getJson()),
+          observer);
+    } else if (request instanceof OperationRequest json) {
+      answer(operation, () -> (R) jsonCall(operation, json.getJson()), observer);
+    } else {
+      answer(
+          operation,
+          () -> {
+            JsonNode result = service.invoke(CALLER, operation, ProtoJson.toJson(request));
+            return (R)
+                ProtoJson.fromJson(result, GrpcOperations.builder(method.getResponseMarshaller()))
+                    .build();
+          },
+          observer);
+    }
   }
 
-  /** A profile operation whose request and response travel as JSON text. */
-  void json(
-      String operation, OperationRequest request, StreamObserver<OperationResponse> observer) {
-    answer(
-        operation,
-        () -> {
-          JsonNode body =
-              request.getJson().isEmpty() ? Json.object() : Json.parse(request.getJson());
-          JsonNode result = service.invoke(CALLER, operation, body);
-          return OperationResponse.newBuilder().setJson(Json.write(result)).build();
-        },
-        observer);
+  /** An operation whose request and response travel as JSON text. */
+  private OperationResponse jsonCall(String operation, String json) {
+    JsonNode body = json.isEmpty() ? Json.object() : Json.parse(json);
+    JsonNode result = service.invoke(CALLER, operation, body);
+    return OperationResponse.newBuilder().setJson(Json.write(result)).build();
   }
 
   /** Sends what {@code call} answers, or its failure as a status without server internals. */

@@ -1,11 +1,13 @@
 package dev.sgm.transport.grpc;
 
+import com.google.protobuf.Message;
 import dev.sgm.api.SgmService;
 import dev.sgm.api.spi.Listening;
 import dev.sgm.api.spi.Transport;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
+import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.ServiceDescriptor;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
@@ -17,15 +19,16 @@ import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The gRPC server: the Memory service, the History service while that profile is active, health and
- * reflection. Calls run on virtual threads, for the reason the HTTP transport gives: an operation
- * blocks on the store, and a parked virtual thread costs almost nothing.
+ * The gRPC server: every service of {@code sgm.v1} whose operations are offered (Memory always, a
+ * profile's service while that profile is active), built from the descriptors' operation options;
+ * health and reflection. Calls run on virtual threads, for the reason the HTTP transport gives: an
+ * operation blocks on the store, and a parked virtual thread costs almost nothing.
  */
 public final class GrpcTransport implements Transport {
   private static final System.Logger LOG = System.getLogger(GrpcTransport.class.getName());
@@ -51,14 +54,13 @@ public final class GrpcTransport implements Transport {
                 InsecureServerCredentials.create())
             .executor(executor)
             .maxInboundMessageSize(settings.maxMessageBytes())
-            .addService(memory(calls))
             .addService(health.getHealthService())
             .addService(ProtoReflectionServiceV1.newInstance());
-    // A profile's service is registered only while the profile is active; otherwise its methods
-    // answer UNIMPLEMENTED.
-    for (ProfileMethods.ProfileService profile : ProfileMethods.SERVICES) {
-      if (service.operations().containsAll(profile.methods().keySet())) {
-        builder.addService(profile(profile.descriptor(), profile.methods(), calls));
+    Set<String> offered = Set.copyOf(service.operations());
+    for (ServiceDescriptor descriptor : GrpcOperations.SERVICES) {
+      ServerServiceDefinition definition = definition(descriptor, offered, calls);
+      if (definition != null) {
+        builder.addService(definition);
       }
     }
     server = builder.build().start();
@@ -67,59 +69,30 @@ public final class GrpcTransport implements Transport {
     LOG.log(System.Logger.Level.INFO, "gRPC transport listening on {0}", endpoints().get(0));
   }
 
-  private static MemoryGrpc.MemoryImplBase memory(Calls calls) {
-    return new MemoryGrpc.MemoryImplBase() {
-      @Override
-      public void discover(DiscoverRequest request, StreamObserver<DiscoverResponse> observer) {
-        calls.unary("discover", request, DiscoverResponse.newBuilder(), observer);
+  /**
+   * A service with a handler for each of its RPCs, or null when one of its operations is not
+   * offered: a profile's service is served only while the profile is active.
+   */
+  private static ServerServiceDefinition definition(
+      ServiceDescriptor descriptor, Set<String> offered, Calls calls) {
+    ServerServiceDefinition.Builder definition = ServerServiceDefinition.builder(descriptor);
+    for (MethodDescriptor<?, ?> method : descriptor.getMethods()) {
+      String operation = GrpcOperations.operation(method);
+      if (operation != null && !offered.contains(operation)) {
+        return null;
       }
-
-      @Override
-      public void store(StoreRequest request, StreamObserver<StoreResponse> observer) {
-        calls.unary("store", request, StoreResponse.newBuilder(), observer);
-      }
-
-      @Override
-      public void storeBatch(
-          StoreBatchRequest request, StreamObserver<StoreBatchResponse> observer) {
-        calls.unary("store_batch", request, StoreBatchResponse.newBuilder(), observer);
-      }
-
-      @Override
-      public void read(ReadRequest request, StreamObserver<ReadResponse> observer) {
-        calls.unary("read", request, ReadResponse.newBuilder(), observer);
-      }
-
-      @Override
-      public void retrieve(RetrieveRequest request, StreamObserver<RetrieveResponse> observer) {
-        calls.unary("retrieve", request, RetrieveResponse.newBuilder(), observer);
-      }
-
-      @Override
-      public void delete(DeleteRequest request, StreamObserver<DeleteResponse> observer) {
-        calls.unary("delete", request, DeleteResponse.newBuilder(), observer);
-      }
-
-      @Override
-      public void putContent(
-          PutContentRequest request, StreamObserver<PutContentResponse> observer) {
-        calls.unary("put_content", request, PutContentResponse.newBuilder(), observer);
-      }
-    };
+      definition.addMethod(bind(method, operation, calls));
+    }
+    return definition.build();
   }
 
-  private static ServerServiceDefinition profile(
-      ServiceDescriptor descriptor,
-      Map<String, MethodDescriptor<OperationRequest, OperationResponse>> methods,
-      Calls calls) {
-    ServerServiceDefinition.Builder service = ServerServiceDefinition.builder(descriptor);
-    methods.forEach(
-        (operation, method) ->
-            service.addMethod(
-                method,
-                ServerCalls.asyncUnaryCall(
-                    (request, observer) -> calls.json(operation, request, observer))));
-    return service.build();
+  private static <Q, R> ServerMethodDefinition<Q, R> bind(
+      MethodDescriptor<Q, R> method, String operation, Calls calls) {
+    return ServerMethodDefinition.create(
+        method,
+        ServerCalls.asyncUnaryCall(
+            (Q request, StreamObserver<R> observer) ->
+                calls.run(method, operation, (Message) request, observer)));
   }
 
   /** The port actually bound (useful when configured as 0). */

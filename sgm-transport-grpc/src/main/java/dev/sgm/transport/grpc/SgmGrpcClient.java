@@ -1,11 +1,9 @@
 package dev.sgm.transport.grpc;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.sgm.api.ErrorCode;
+import com.google.protobuf.Message;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmClient;
-import dev.sgm.api.SgmException;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
@@ -18,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A client of the {@code sgm.v1} services: {@code call("retrieve", query)} converts the JSON query
  * to the typed message, calls {@code Memory.Retrieve} with a deadline, and converts the answer
- * back. One instance keeps one channel; it is safe to share between threads. Close it when done.
+ * back; an operation without a typed RPC goes through {@code Memory.Invoke}. One instance keeps one
+ * channel; it is safe to share between threads. Close it when done.
  */
 public final class SgmGrpcClient implements SgmClient, AutoCloseable {
   private final ManagedChannel channel;
@@ -39,79 +38,41 @@ public final class SgmGrpcClient implements SgmClient, AutoCloseable {
     this.deadline = deadline;
   }
 
-  private MemoryGrpc.MemoryBlockingStub memory() {
-    return MemoryGrpc.newBlockingStub(channel)
-        .withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
+  /**
+   * Runs {@code operation}: over its typed RPC where the proto has one (the core operations), else
+   * over {@code Memory.Invoke}, which reaches any operation the server offers, a profile plugin's
+   * included.
+   */
   @Override
   public JsonNode call(String operation, JsonNode request) {
+    MethodDescriptor<?, ?> method = GrpcOperations.method(operation);
     try {
-      return switch (operation) {
-        case "discover" ->
-            ProtoJson.toJson(
-                memory()
-                    .discover(ProtoJson.fromJson(request, DiscoverRequest.newBuilder()).build()));
-        case "store" ->
-            ProtoJson.toJson(
-                memory().store(ProtoJson.fromJson(request, StoreRequest.newBuilder()).build()));
-        case "store_batch" ->
-            ProtoJson.toJson(
-                memory()
-                    .storeBatch(
-                        ProtoJson.fromJson(request, StoreBatchRequest.newBuilder()).build()));
-        case "read" ->
-            readJson(memory().read(ProtoJson.fromJson(request, ReadRequest.newBuilder()).build()));
-        case "retrieve" ->
-            ProtoJson.toJson(
-                memory()
-                    .retrieve(ProtoJson.fromJson(request, RetrieveRequest.newBuilder()).build()));
-        case "delete" ->
-            ProtoJson.toJson(
-                memory().delete(ProtoJson.fromJson(request, DeleteRequest.newBuilder()).build()));
-        case "put_content" ->
-            ProtoJson.toJson(
-                memory()
-                    .putContent(
-                        ProtoJson.fromJson(request, PutContentRequest.newBuilder()).build()));
-        default -> profileOperation(operation, request);
-      };
+      if (method == null || GrpcOperations.carriesJson(method)) {
+        InvokeRequest body =
+            InvokeRequest.newBuilder().setOperation(operation).setJson(Json.write(request)).build();
+        return Json.parse(unary(MemoryGrpc.getInvokeMethod(), body).getJson());
+      }
+      return ProtoJson.toJson(typed(method, request));
     } catch (StatusRuntimeException e) {
       throw GrpcErrors.fromStatus(e);
     }
   }
 
-  private JsonNode profileOperation(String operation, JsonNode request) {
-    MethodDescriptor<OperationRequest, OperationResponse> method = ProfileMethods.of(operation);
-    if (method == null) {
-      throw new SgmException(
-          ErrorCode.UNSUPPORTED_CAPABILITY,
-          "operation '" + operation + "' has no gRPC method in sgm.v1");
-    }
-    OperationRequest body = OperationRequest.newBuilder().setJson(Json.write(request)).build();
-    OperationResponse response =
-        ClientCalls.blockingUnaryCall(
-            channel,
-            method,
-            CallOptions.DEFAULT.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS),
-            body);
-    return Json.parse(response.getJson());
+  @SuppressWarnings("unchecked")
+  private <Q, R> Message typed(MethodDescriptor<Q, R> method, JsonNode request) {
+    Q message =
+        (Q)
+            ProtoJson.fromJson(request, GrpcOperations.builder(method.getRequestMarshaller()))
+                .build();
+    return (Message) unary(method, message);
   }
 
-  /**
-   * An unresolvable reference reads as {@code "content": null} plus the reason, as on every
-   * transport.
-   */
-  private static JsonNode readJson(ReadResponse response) {
-    ObjectNode json = ProtoJson.toJson(response);
-    if (json.has("unresolved") && !json.has("content")) {
-      ObjectNode ordered = Json.object();
-      ordered.set("record", json.get("record"));
-      ordered.putNull("content");
-      ordered.set("unresolved", json.get("unresolved"));
-      return ordered;
-    }
-    return json;
+  private <Q, R> R unary(MethodDescriptor<Q, R> method, Q request) {
+    return ClientCalls.blockingUnaryCall(
+        channel,
+        method,
+        CallOptions.DEFAULT.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS),
+        request);
   }
 
   @Override

@@ -65,6 +65,7 @@ class PythonClientTest {
             "google/rpc/status.proto",
             "google/rpc/error_details.proto",
             "google/protobuf/any.proto",
+            "google/protobuf/descriptor.proto",
             "google/protobuf/duration.proto")) {
       extract(proto, protos.resolve(proto));
     }

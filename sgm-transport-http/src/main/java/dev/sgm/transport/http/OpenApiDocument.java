@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.sgm.api.Json;
+import dev.sgm.api.JsonSchemas;
+import dev.sgm.api.OperationDescriptor;
 import dev.sgm.api.ProtocolVersion;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,25 +15,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The OpenAPI 3.1 description, generated from the routes the handler serves and the operations the
- * engine offers, with the record and discovery schemas taken from the published JSON Schemas. Being
- * generated from the route table, it cannot list a route that is not served, or miss one that is.
+ * The OpenAPI 3.1 description, generated from the routes the handler serves and the operations
+ * discovery describes (their summaries, request and response schemas as declared), with the record
+ * and discovery schemas taken from the published JSON Schemas. Being generated from what is served,
+ * it cannot list a route that is not served, or miss one that is.
  */
 final class OpenApiDocument {
-  /** Request and response schema of each core operation. */
-  private static final Map<String, String[]> CORE =
+  /** The published schemas that declarations refer to by id, and their components here. */
+  private static final Map<String, String> PUBLISHED =
       Map.of(
-          "discover", new String[] {"DiscoverRequest", "Discovery"},
-          "store", new String[] {"StoreRequest", "StoreResponse"},
-          "store_batch", new String[] {"StoreBatchRequest", "StoreBatchResponse"},
-          "read", new String[] {"ReadRequest", "ReadResponse"},
-          "retrieve", new String[] {"RetrieveRequest", "RetrieveResponse"},
-          "delete", new String[] {"DeleteRequest", "DeleteResponse"},
-          "put_content", new String[] {"PutContentRequest", "PutContentResponse"});
+          JsonSchemas.MEMORY_SCHEMA,
+          "Record",
+          "https://sgm.dev/schema/0.1.0/capability.schema.json",
+          "Discovery");
 
   private final ObjectNode document;
 
-  OpenApiDocument(List<String> operations, List<SgmHandler.Route> fixedRoutes) {
+  OpenApiDocument(List<OperationDescriptor> operations, List<SgmHandler.Route> fixedRoutes) {
     ObjectNode doc = Json.object();
     doc.put("openapi", "3.1.0");
     doc.put("jsonSchemaDialect", "https://json-schema.org/draft/2020-12/schema");
@@ -81,23 +81,22 @@ final class OpenApiDocument {
       }
       responses.set("default", errorResponse("An error object."));
     }
-    for (String operation : operations) {
-      String[] schemas =
-          CORE.getOrDefault(operation, new String[] {"ProfileRequest", "ProfileResponse"});
-      ObjectNode op = paths.putObject("/v1/" + operation).putObject("post");
-      op.put("operationId", operation.replace('.', '_'));
-      op.put(
-          "summary",
-          CORE.containsKey(operation)
-              ? "The " + operation + " operation."
-              : "The " + operation + " operation of an active profile.");
+    for (OperationDescriptor operation : operations) {
+      ObjectNode op = paths.putObject("/v1/" + operation.name()).putObject("post");
+      op.put("operationId", operation.name().replace('.', '_'));
+      op.put("summary", operation.description());
+      op.putArray("tags").add(operation.capability());
       ObjectNode body = op.putObject("requestBody");
       body.put("required", false);
-      jsonContent(body, schemas[0]);
+      schemaContent(body, operation.requestSchema());
       ObjectNode responses = op.putObject("responses");
       ObjectNode ok = responses.putObject("200");
       ok.put("description", "The operation's result.");
-      jsonContent(ok, schemas[1]);
+      schemaContent(
+          ok,
+          operation.responseSchema() == null
+              ? Json.object().put("type", "object")
+              : operation.responseSchema());
       responses.set("default", errorResponse("An error object, with the status of its code."));
     }
     ObjectNode components = doc.putObject("components");
@@ -118,6 +117,34 @@ final class OpenApiDocument {
         .putObject("application/json")
         .putObject("schema")
         .put("$ref", "#/components/schemas/" + schema);
+  }
+
+  /** A declared schema as a JSON body's schema, its references to published schemas made local. */
+  private static void schemaContent(ObjectNode parent, ObjectNode declared) {
+    ObjectNode schema = declared.deepCopy();
+    schema.remove("$schema");
+    rewritePublished(schema);
+    parent.putObject("content").putObject("application/json").set("schema", schema);
+  }
+
+  private static void rewritePublished(JsonNode node) {
+    if (node instanceof ObjectNode object) {
+      JsonNode ref = object.get("$ref");
+      if (ref != null && ref.isTextual()) {
+        String target = ref.textValue();
+        int hash = target.indexOf('#');
+        String id = hash < 0 ? target : target.substring(0, hash);
+        String component = PUBLISHED.get(id);
+        if (component != null) {
+          object.put(
+              "$ref",
+              "#/components/schemas/" + component + (hash < 0 ? "" : target.substring(hash + 1)));
+        }
+      }
+      object.forEach(OpenApiDocument::rewritePublished);
+    } else if (node != null && node.isArray()) {
+      node.forEach(OpenApiDocument::rewritePublished);
+    }
   }
 
   private static ObjectNode errorResponse(String description) {

@@ -48,11 +48,7 @@ final class SgmHandler extends Handler.Abstract {
               "/.well-known/sgm",
               "discover",
               "The discovery document, at its well-known address."),
-          new Route(
-              "GET",
-              "/v1/content/{hash}",
-              "content",
-              "Content kept by put_content, by its SHA-256 hash."),
+          new Route("GET", "/v1/content/{hash}", "content", "Content kept by its SHA-256 hash."),
           new Route(
               "GET", "/healthz", "health", "Liveness: 200 while the server accepts requests."),
           new Route("GET", "/openapi.json", "openapi", "This API's OpenAPI 3.1 description."));
@@ -70,7 +66,9 @@ final class SgmHandler extends Handler.Abstract {
   SgmHandler(SgmService service, HttpSettings settings) {
     this.service = service;
     this.settings = settings;
-    this.openApi = new OpenApiDocument(service.operations(), FIXED_ROUTES);
+    this.openApi =
+        new OpenApiDocument(
+            service.discover(CALLER, DiscoverRequest.any()).operations(), FIXED_ROUTES);
   }
 
   /** A response to send. */

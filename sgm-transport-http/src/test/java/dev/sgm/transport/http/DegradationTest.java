@@ -19,10 +19,15 @@ class DegradationTest {
           + "\"content\":\"Keep H2\",\"provenance\":{\"agent\":\"a\"},"
           + "\"data\":{\"status\":\"accepted\",\"rationale\":\"simple\"}}}";
 
+  /** What the consumer was written against: a server with every standard profile. */
+  private static JsonNode expected() throws Exception {
+    return HttpServers.shared().client().call("discover", Json.object());
+  }
+
   @Test
   void aDecisionBecomesANoteWhereCollaborationIsNotAdvertised() throws Exception {
     try (HttpServers.Running server = HttpServers.start("profiles.disabled", "collaboration")) {
-      DegradingClient client = new DegradingClient(server.client());
+      DegradingClient client = new DegradingClient(server.client(), expected());
       assertFalse(client.capabilities().contains("collaboration"));
       JsonNode stored = client.call("store", Json.parse(DECISION));
       assertEquals("note", stored.path("record").path("type").asText());
@@ -39,7 +44,7 @@ class DegradationTest {
   @Test
   void nothingIsDegradedWhereCollaborationIsAdvertised() throws Exception {
     try (HttpServers.Running server = HttpServers.start()) {
-      DegradingClient client = new DegradingClient(server.client());
+      DegradingClient client = new DegradingClient(server.client(), expected());
       JsonNode stored = client.call("store", Json.parse(DECISION));
       assertEquals("decision", stored.path("record").path("type").asText());
       assertFalse(stored.has("degraded"));

@@ -62,7 +62,7 @@ public final class McpHttpTransport implements Transport {
     this.mcp =
         new McpServer(
             (operation, request) -> service.invoke(caller, operation, request),
-            service.operations(),
+            service.discover(caller, dev.sgm.api.DiscoverRequest.any()).operations(),
             McpHttpTransport.class.getModule().getDescriptor() == null
                 ? "development"
                 : McpHttpTransport.class

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Json;
+import dev.sgm.api.OperationDescriptor;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
 import java.net.URLDecoder;
@@ -30,10 +31,10 @@ public final class McpServer {
 
   /**
    * @param backend where operations run (the engine in-process, or a server)
-   * @param operations the operations to offer as tools
+   * @param operations the operations to offer as tools, as discovery describes them
    * @param version this implementation's version, for serverInfo
    */
-  public McpServer(SgmClient backend, List<String> operations, String version) {
+  public McpServer(SgmClient backend, List<OperationDescriptor> operations, String version) {
     this.backend = backend;
     this.tools = new McpTools(backend, operations);
     this.version = version;

@@ -5,80 +5,38 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
+import dev.sgm.api.JsonSchemas;
+import dev.sgm.api.MemoryRecord;
+import dev.sgm.api.OperationDescriptor;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
-import java.time.LocalDate;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 /**
- * The SGM operations as MCP tools: one tool per operation ({@code sgm_store}, {@code
- * sgm_history_versions}, ...), with an input schema and a description an agent can act on. Calls
- * fill in the session's defaults, then run the operation unchanged.
+ * The SGM operations as MCP tools: one tool per operation discovery describes ({@code sgm_store},
+ * {@code sgm_history_versions}, ...), with its declared description and request schema as the
+ * tool's input schema. On top, two conveniences of this transport: {@code sgm_store} also takes
+ * just {@code content}, and {@code sgm_retrieve} a {@code compact} flag. Calls fill in the
+ * session's default scope where the operation takes one, then run the operation unchanged.
  */
 final class McpTools {
-  /** Descriptions of the operations, for the agent deciding which tool to use. */
-  private static final Map<String, String> DESCRIPTIONS =
-      Map.ofEntries(
-          Map.entry(
-              "discover",
-              "What this memory server supports: protocol version, capabilities, profiles, limits."),
-          Map.entry(
-              "store",
-              "Remember something. Give 'content' (and optionally 'title', 'type' such as note, fact or"
-                  + " decision, 'tags', 'id') to store it in your default scope, or a complete 'record'."
-                  + " Storing the same id again replaces the record (unchanged content is a no-op)."),
-          Map.entry("store_batch", "Store up to 1000 complete records at once, all or nothing."),
-          Map.entry(
-              "retrieve",
-              "Search memory. Filter by 'text' (ranked full-text), 'tags', 'types', 'ids', time, or"
-                  + " 'filter' on data./metadata. fields. Use 'compact': true and a small 'limit' to keep"
-                  + " results short; page with 'cursor'. 'scope_mode' descendants/ancestors widens the scope."),
-          Map.entry(
-              "read", "Read one record by its id (in your default scope unless you give 'scope')."),
-          Map.entry("delete", "Delete one record by its id."),
-          Map.entry(
-              "put_content",
-              "Keep a large body by its hash and get a reference to put in a record."),
-          Map.entry("history.versions", "List the past versions of a record, newest first."),
-          Map.entry("history.read", "Read one past version of a record."),
-          Map.entry("history.restore", "Make a past version of a record current again."),
-          Map.entry("history.undelete", "Bring back a deleted record."),
-          Map.entry(
-              "snapshots.create", "Name the present state of a scope, to query or restore later."),
-          Map.entry("snapshots.list", "List the snapshots of a scope."),
-          Map.entry("snapshots.retrieve", "Search memory as it was at a snapshot."),
-          Map.entry("snapshots.restore", "Put a scope back as it was at a snapshot."),
-          Map.entry(
-              "tasks.claim", "Claim an open task for an agent (fails if another agent has it)."),
-          Map.entry(
-              "tasks.transition",
-              "Move a task to another state (open, in_progress, blocked, done, cancelled)."),
-          Map.entry(
-              "tasks.ready",
-              "List the tasks ready to work on: open, unassigned, dependencies done."),
-          Map.entry(
-              "rules.active",
-              "List the rules in force for a scope, including its project's, by severity."),
-          Map.entry("status.current", "List the latest status of each agent in a scope."),
-          Map.entry("handoffs.accept", "Accept a handoff of unfinished work."),
-          Map.entry("handoffs.complete", "Mark an accepted handoff completed."),
-          Map.entry("code.symbols", "Find code symbols by name, prefix, kind, path or path glob."),
-          Map.entry("code.references_to", "List every recorded reference to a code symbol."),
-          Map.entry(
-              "code.diffs_touching",
-              "List the recorded diffs that touch a path or glob, newest first."),
-          Map.entry(
-              "handoffs.resume",
-              "Pick up a handoff: returns it with every record it references, in one call."));
+  /** The operation whose tool also takes just content (a note in the session's scope). */
+  private static final String STORE = "store";
+
+  /** The operation whose tool also takes {@code compact}. */
+  private static final String RETRIEVE = "retrieve";
+
+  private static final String SCOPE_HINT =
+      "e.g. {\"project\": \"myproject\"}; default: the session's scope";
 
   private final SgmClient backend;
-  private final List<String> operations;
+  private final Map<String, OperationDescriptor> operations = new LinkedHashMap<>();
 
-  McpTools(SgmClient backend, List<String> operations) {
+  McpTools(SgmClient backend, List<OperationDescriptor> operations) {
     this.backend = backend;
-    this.operations = List.copyOf(operations);
+    operations.forEach(op -> this.operations.put(toolName(op.name()), op));
   }
 
   static String toolName(String operation) {
@@ -89,88 +47,94 @@ final class McpTools {
   ObjectNode list() {
     ObjectNode result = Json.object();
     ArrayNode tools = result.putArray("tools");
-    for (String operation : operations) {
+    for (Map.Entry<String, OperationDescriptor> entry : operations.entrySet()) {
+      OperationDescriptor operation = entry.getValue();
       ObjectNode tool = tools.addObject();
-      tool.put("name", toolName(operation));
-      tool.put(
-          "description",
-          DESCRIPTIONS.getOrDefault(operation, "The SGM operation " + operation + "."));
-      tool.set("inputSchema", schema(operation));
+      tool.put("name", entry.getKey());
+      String description = operation.description();
+      if (operation.name().equals(STORE)) {
+        description +=
+            " Or give just 'content' (and optionally 'title', 'type' such as note, fact or"
+                + " decision, 'tags', 'id') to store it in your default scope.";
+      }
+      tool.put("description", description);
+      tool.set("inputSchema", inputSchema(operation));
     }
     return result;
   }
 
-  private static ObjectNode schema(String operation) {
-    ObjectNode schema = Json.object();
-    schema.put("type", "object");
-    ObjectNode props = schema.putObject("properties");
-    ObjectNode scope =
-        Json.object()
-            .put("type", "object")
-            .put("description", "e.g. {\"project\": \"myproject\"}; default: the session's scope");
-    scope.putObject("additionalProperties").put("type", "string");
-    switch (operation) {
-      case "store" -> {
-        props.putObject("content").put("type", "string").put("description", "What to remember.");
-        props.putObject("title").put("type", "string");
-        props
-            .putObject("type")
-            .put("type", "string")
-            .put("description", "note (default), fact, decision, rule, task, ...");
-        props.putObject("tags").put("type", "array").putObject("items").put("type", "string");
-        props.putObject("id").put("type", "string").put("description", "Default: generated.");
-        props.set("scope", scope);
-        props
-            .putObject("record")
-            .put("type", "object")
-            .put("description", "A complete record instead of the fields above.");
-        props.putObject("expected_version").put("type", "integer");
-        props.putObject("if_absent").put("type", "boolean");
-      }
-      case "retrieve" -> {
-        props.set("scope", scope);
-        props.putObject("text").put("type", "string");
-        props.putObject("tags").put("type", "array").putObject("items").put("type", "string");
-        props.putObject("types").put("type", "array").putObject("items").put("type", "string");
-        props.putObject("ids").put("type", "array").putObject("items").put("type", "string");
-        props
-            .putObject("scope_mode")
-            .put("type", "string")
-            .putArray("enum")
-            .add("exact")
-            .add("descendants")
-            .add("ancestors")
-            .add("lineage");
-        props.putObject("filter").put("type", "object");
-        props.putObject("limit").put("type", "integer").put("minimum", 1).put("maximum", 1000);
-        props.putObject("cursor").put("type", "string");
-        props
-            .putObject("compact")
-            .put("type", "boolean")
-            .put("description", "Only ids, titles and first lines.");
-        props.putObject("order_by").put("type", "string");
-      }
-      case "read", "delete" -> {
-        props.set("scope", scope);
-        props.putObject("id").put("type", "string");
-        schema.putArray("required").add("id");
-      }
-      default -> {
-        schema.put("additionalProperties", true);
-        props.set("scope", scope);
-      }
+  /**
+   * The declared request schema as an agent sees it: standing alone (a reference to a published
+   * schema becomes a described object), the scope optional where the session has a default, plus
+   * this transport's conveniences.
+   */
+  private static ObjectNode inputSchema(OperationDescriptor operation) {
+    ObjectNode schema = operation.requestSchema().deepCopy();
+    schema.remove("$schema");
+    standAlone(schema);
+    ObjectNode props = schema.withObjectProperty("properties");
+    if (props.path("scope").isObject()) {
+      ((ObjectNode) props.get("scope")).put("description", SCOPE_HINT);
+      optional(schema, "scope");
+    }
+    if (operation.name().equals(STORE)) {
+      ObjectNode record = props.withObjectProperty("record");
+      record.put("description", "A complete record instead of the fields below.");
+      optional(schema, "record");
+      props.putObject("content").put("type", "string").put("description", "What to remember.");
+      props.putObject("title").put("type", "string");
+      props
+          .putObject("type")
+          .put("type", "string")
+          .put("description", "note (default), fact, decision, rule, task, ...");
+      props.putObject("tags").put("type", "array").putObject("items").put("type", "string");
+      props.putObject("id").put("type", "string").put("description", "Default: generated.");
+      ObjectNode scope = JsonSchemas.scope(SCOPE_HINT);
+      props.set("scope", scope);
+    }
+    if (operation.name().equals(RETRIEVE)) {
+      props
+          .putObject("compact")
+          .put("type", "boolean")
+          .put("description", "Only ids, titles and first lines.");
     }
     return schema;
   }
 
-  /** Runs a tool: the operation's JSON response, or an SgmException. */
-  JsonNode call(String name, JsonNode arguments, McpDefaults defaults) {
-    String operation = null;
-    for (String op : operations) {
-      if (toolName(op).equals(name)) {
-        operation = op;
+  private static void optional(ObjectNode schema, String field) {
+    JsonNode required = schema.get("required");
+    if (required instanceof ArrayNode list) {
+      for (int i = list.size() - 1; i >= 0; i--) {
+        if (list.get(i).asText().equals(field)) {
+          list.remove(i);
+        }
+      }
+      if (list.isEmpty()) {
+        schema.remove("required");
       }
     }
+  }
+
+  /** Replaces references to published schemas, which a tool's caller may not fetch. */
+  private static void standAlone(JsonNode node) {
+    if (node instanceof ObjectNode object) {
+      JsonNode ref = object.get("$ref");
+      if (ref != null && ref.isTextual() && ref.textValue().startsWith("https://")) {
+        object.remove("$ref");
+        object.put("type", "object");
+        if (!object.has("description")) {
+          object.put("description", "As " + ref.textValue() + " defines it.");
+        }
+      }
+      object.forEach(McpTools::standAlone);
+    } else if (node != null && node.isArray()) {
+      node.forEach(McpTools::standAlone);
+    }
+  }
+
+  /** Runs a tool: the operation's JSON response, or an SgmException. */
+  JsonNode call(String name, JsonNode arguments, McpDefaults defaults) {
+    OperationDescriptor operation = operations.get(name);
     if (operation == null) {
       throw new SgmException(ErrorCode.UNSUPPORTED_CAPABILITY, "no tool named '" + name + "'");
     }
@@ -178,19 +142,18 @@ final class McpTools {
         arguments != null && arguments.isObject()
             ? ((ObjectNode) arguments).deepCopy()
             : Json.object();
-    if (operation.equals("store")) {
-      return backend.call("store", storeRequest(request, defaults));
+    if (operation.name().equals(STORE)) {
+      return backend.call(STORE, storeRequest(request, defaults));
     }
-    boolean compact = operation.equals("retrieve") && request.path("compact").asBoolean(false);
-    request.remove("compact");
-    if (!request.has("scope")
-        && defaults.scope() != null
-        && !operation.equals("discover")
-        && !operation.equals("put_content")
-        && !operation.equals("store_batch")) {
+    boolean compact = operation.name().equals(RETRIEVE) && request.path("compact").asBoolean(false);
+    if (operation.name().equals(RETRIEVE)) {
+      request.remove("compact");
+    }
+    boolean takesScope = operation.requestSchema().path("properties").has("scope");
+    if (!request.has("scope") && defaults.scope() != null && takesScope) {
       request.set("scope", defaults.scope().deepCopy());
     }
-    JsonNode response = backend.call(operation, request);
+    JsonNode response = backend.call(operation.name(), request);
     return compact ? compact(response) : response;
   }
 
@@ -209,15 +172,7 @@ final class McpTools {
       }
       record = Json.object();
       String type = args.path("type").asText("note");
-      record.put(
-          "id",
-          args.path("id")
-              .asText(
-                  type
-                      + "-"
-                      + LocalDate.now()
-                      + "-"
-                      + UUID.randomUUID().toString().substring(0, 8)));
+      record.put("id", args.path("id").asText(MemoryRecord.newId(type)));
       record.put("type", type);
       if (args.has("scope")) {
         record.set("scope", args.get("scope"));

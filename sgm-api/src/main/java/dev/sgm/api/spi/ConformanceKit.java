@@ -1,0 +1,37 @@
+package dev.sgm.api.spi;
+
+import dev.sgm.api.SgmClient;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.ServiceLoader;
+
+/**
+ * The conformance kit as a {@link ServiceLoader} provider, so that a command can run it against any
+ * server when the kit (and the test engine it brings) is on the module path, and do without it
+ * otherwise.
+ */
+public interface ConformanceKit {
+  /** What a run found. */
+  enum Verdict {
+    /** Every rule that ran passed. */
+    CONFORMING,
+    /** A case of the seeds' core (C1–C12) failed. */
+    CORE_FAILED,
+    /** The core cases passed, but a profile's or a further rule failed. */
+    FURTHER_RULES_FAILED
+  }
+
+  /**
+   * Runs every suite against {@code target}: the seeds' core cases, each advertised profile's, and
+   * the contract's further rules; prints a line per rule and a verdict per suite to {@code out},
+   * and JUnit XML reports to {@code reports} unless it is null.
+   */
+  Verdict run(SgmClient target, Path reports, PrintWriter out);
+
+  /** The kit on the module path, if one is. */
+  static Optional<ConformanceKit> find() {
+    return ServiceLoader.load(ConformanceKit.class, ConformanceKit.class.getClassLoader())
+        .findFirst();
+  }
+}

@@ -1,0 +1,247 @@
+package dev.sgm.core;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.BatchStoreRequest;
+import dev.sgm.api.Caller;
+import dev.sgm.api.DeleteRequest;
+import dev.sgm.api.DiscoverRequest;
+import dev.sgm.api.Json;
+import dev.sgm.api.JsonSchemas;
+import dev.sgm.api.OperationDescriptor;
+import dev.sgm.api.PutContentRequest;
+import dev.sgm.api.ReadRequest;
+import dev.sgm.api.RetrieveQuery;
+import dev.sgm.api.SgmService;
+import dev.sgm.api.StoreRequest;
+import java.util.List;
+
+/**
+ * Core's own operations, declared once: each one's wire name, description, request and response
+ * schemas, and how the engine runs it. Discovery publishes these, and the engine dispatches by
+ * them; no other list of the core operations exists.
+ */
+public final class CoreOperations {
+  /** The wire names of the core operations, for the few callers that run one by name. */
+  public static final String DISCOVER = "discover";
+
+  public static final String STORE = "store";
+  public static final String STORE_BATCH = "store_batch";
+  public static final String READ = "read";
+  public static final String RETRIEVE = "retrieve";
+  public static final String DELETE = "delete";
+  public static final String PUT_CONTENT = "put_content";
+
+  /** Runs one core operation on the engine. */
+  interface Body {
+    JsonNode run(SgmService engine, Caller caller, JsonNode request);
+  }
+
+  /** A declared core operation. */
+  record CoreOperation(OperationDescriptor descriptor, Body body) {}
+
+  private static final String MEMORY = JsonSchemas.MEMORY_SCHEMA;
+
+  private static final String SCOPE =
+      Json.write(JsonSchemas.scope("The scope, e.g. {\"project\": \"myproject\"}."));
+
+  private static final String STORED_RECORD =
+      "{\"description\": \"A record as stored: what the client sent plus the server-set fields.\","
+          + " \"allOf\": [{\"$ref\": \""
+          + MEMORY
+          + "\"}], \"required\": [\"id\", \"type\", \"scope\", \"provenance\", \"created_at\","
+          + " \"updated_at\", \"version\", \"schema_version\"]}";
+
+  /** Every core operation, in the order discovery lists them. */
+  static final List<CoreOperation> ALL =
+      List.of(
+          operation(
+              DISCOVER,
+              "What this memory server supports: protocol version, capabilities, profiles,"
+                  + " operations, record types and limits.",
+              """
+              {"type": "object", "additionalProperties": false,
+               "properties": {"accept_versions": {"type": "array", "items": {"type": "string"},
+                 "description": "Protocol versions the client speaks; none compatible is unsupported_version."}}}
+              """,
+              """
+              {"$ref": "https://sgm.dev/schema/0.1.0/capability.schema.json"}
+              """,
+              (engine, caller, request) ->
+                  engine.discover(caller, DiscoverRequest.fromJson(request)).toJson()),
+          operation(
+              STORE,
+              "Store (create or replace) one record at its scope and id; storing the same document"
+                  + " again changes nothing.",
+              """
+              {"type": "object", "additionalProperties": false, "required": ["record"],
+               "properties": {
+                 "record": {"$ref": "MEMORY"},
+                 "expected_version": {"type": "integer", "minimum": 1,
+                   "description": "Fail with conflict unless the stored version is this one."},
+                 "if_absent": {"type": "boolean",
+                   "description": "Fail with conflict if the record exists."}}}
+              """,
+              """
+              {"type": "object", "required": ["record", "created", "changed"],
+               "properties": {"record": STORED_RECORD, "created": {"type": "boolean"},
+                 "changed": {"type": "boolean"}}}
+              """,
+              (engine, caller, request) ->
+                  engine.store(caller, StoreRequest.fromJson(request)).toJson()),
+          operation(
+              STORE_BATCH,
+              "Store up to 1000 complete records at once, all or nothing.",
+              """
+              {"type": "object", "additionalProperties": false, "required": ["records"],
+               "properties": {
+                 "records": {"type": "array", "minItems": 1, "maxItems": 1000,
+                   "items": {"$ref": "MEMORY"}},
+                 "if_absent": {"type": "boolean",
+                   "description": "Fail with conflict, storing nothing, if any record exists."}}}
+              """,
+              """
+              {"type": "object", "required": ["results"],
+               "properties": {"results": {"type": "array", "items": {"type": "object",
+                 "required": ["scope", "id", "version", "created", "changed"],
+                 "properties": {"scope": SCOPE, "id": {"type": "string"},
+                   "version": {"type": "integer"}, "created": {"type": "boolean"},
+                   "changed": {"type": "boolean"}}}}}}
+              """,
+              (engine, caller, request) ->
+                  engine.storeBatch(caller, BatchStoreRequest.fromJson(request)).toJson()),
+          operation(
+              READ,
+              "Read one record by its scope and id; with resolve, also the content it references.",
+              """
+              {"type": "object", "additionalProperties": false, "required": ["scope", "id"],
+               "properties": {"scope": SCOPE, "id": {"type": "string"},
+                 "resolve": {"type": "boolean",
+                   "description": "Include the referenced content."}}}
+              """,
+              """
+              {"type": "object", "required": ["record"],
+               "properties": {"record": STORED_RECORD,
+                 "content": {"type": ["string", "null"],
+                   "description": "With resolve: the referenced text, or null when it cannot be resolved."},
+                 "content_base64": {"type": "string",
+                   "description": "With resolve: binary referenced content."},
+                 "unresolved": {"type": "string",
+                   "description": "Why the content could not be resolved."}}}
+              """,
+              (engine, caller, request) ->
+                  engine.read(caller, ReadRequest.fromJson(request)).toJson()),
+          operation(
+              RETRIEVE,
+              "Search memory in plain words: put a question or keywords in 'text' (ranked by"
+                  + " relevance); narrow with types, tags, filter, dates; use compact and a small"
+                  + " limit to keep results short.",
+              """
+              {"type": "object", "additionalProperties": false, "required": ["scope"],
+               "properties": {
+                 "scope": SCOPE,
+                 "scope_mode": {"type": "string",
+                   "enum": ["exact", "descendants", "ancestors", "lineage"], "default": "exact",
+                   "description": "descendants, ancestors or lineage widen the scope."},
+                 "text": {"type": "string",
+                   "description": "A question or keywords, in plain words; results are ranked by relevance."},
+                 "mode": {"type": "string", "enum": ["text", "semantic", "hybrid"],
+                   "description": "How text is matched, where the server offers more than one way."},
+                 "ids": {"type": "array", "items": {"type": "string"}},
+                 "types": {"type": "array", "items": {"type": "string"}},
+                 "tags": {"type": "array", "items": {"type": "string"}},
+                 "tags_mode": {"type": "string", "enum": ["all", "any"], "default": "all"},
+                 "filter": {"type": "object",
+                   "description": "Equality on data.* and metadata.* fields, e.g. {\\"data.state\\": \\"open\\"}.",
+                   "propertyNames": {"pattern": "^(data|metadata)(\\\\.[^.\\\\s]+)+$"},
+                   "additionalProperties": {"type": ["string", "number", "boolean"]}},
+                 "created_after": {"type": "string", "format": "date-time"},
+                 "created_before": {"type": "string", "format": "date-time"},
+                 "updated_after": {"type": "string", "format": "date-time"},
+                 "order_by": {"type": "string", "enum": ["relevance", "updated_at", "created_at"]},
+                 "order": {"type": "string", "enum": ["asc", "desc"], "default": "desc"},
+                 "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50},
+                 "cursor": {"type": "string",
+                   "description": "The next_cursor of the previous page."}}}
+              """,
+              """
+              {"type": "object", "required": ["records", "total"],
+               "properties": {"records": {"type": "array", "items": STORED_RECORD},
+                 "total": {"type": "integer", "description": "Every match, not just this page."},
+                 "next_cursor": {"type": "string"}}}
+              """,
+              (engine, caller, request) ->
+                  engine.retrieve(caller, RetrieveQuery.fromJson(request)).toJson()),
+          operation(
+              DELETE,
+              "Delete one record by its scope and id (with history on, it is hidden, not removed).",
+              """
+              {"type": "object", "additionalProperties": false, "required": ["scope", "id"],
+               "properties": {"scope": SCOPE, "id": {"type": "string"},
+                 "expected_version": {"type": "integer", "minimum": 1,
+                   "description": "Fail with conflict unless the stored version is this one."}}}
+              """,
+              """
+              {"type": "object", "required": ["deleted", "soft"],
+               "properties": {"deleted": {"const": true}, "soft": {"type": "boolean"}}}
+              """,
+              (engine, caller, request) ->
+                  engine.delete(caller, DeleteRequest.fromJson(request)).toJson()),
+          operation(
+              PUT_CONTENT,
+              "Keep a large body by its SHA-256 hash and get a reference to put in a record.",
+              """
+              {"type": "object", "additionalProperties": false,
+               "oneOf": [{"required": ["content"]}, {"required": ["content_base64"]}],
+               "properties": {"content": {"type": "string"},
+                 "content_base64": {"type": "string", "contentEncoding": "base64"}}}
+              """,
+              """
+              {"type": "object", "required": ["reference"],
+               "properties": {"reference": {"$ref": "MEMORY#/$defs/reference"}}}
+              """,
+              (engine, caller, request) ->
+                  engine.putContent(caller, PutContentRequest.fromJson(request)).toResponseJson()));
+
+  private static final java.util.Map<String, CoreOperation> BY_NAME =
+      ALL.stream()
+          .collect(
+              java.util.stream.Collectors.toUnmodifiableMap(
+                  op -> op.descriptor().name(), op -> op));
+
+  private CoreOperations() {}
+
+  /** The core operation of that wire name, or null. */
+  static CoreOperation named(String name) {
+    return BY_NAME.get(name);
+  }
+
+  /** The descriptors of every core operation, in order. */
+  static List<OperationDescriptor> descriptors() {
+    return ALL.stream().map(CoreOperation::descriptor).toList();
+  }
+
+  private static CoreOperation operation(
+      String name, String description, String request, String response, Body body) {
+    return new CoreOperation(
+        new OperationDescriptor(
+            name, description, "core", schema(request, true), schema(response, false)),
+        body);
+  }
+
+  /** A schema written in JSON, with the shared parts substituted. */
+  private static ObjectNode schema(String text, boolean dialect) {
+    String expanded =
+        text.replace("STORED_RECORD", STORED_RECORD)
+            .replace("SCOPE", SCOPE)
+            .replace("\"MEMORY", "\"" + MEMORY);
+    ObjectNode parsed = (ObjectNode) Json.parse(expanded);
+    if (!dialect) {
+      return parsed;
+    }
+    ObjectNode schema = Json.object();
+    schema.put("$schema", JsonSchemas.DIALECT);
+    schema.setAll(parsed);
+    return schema;
+  }
+}

@@ -1,0 +1,88 @@
+package dev.sgm.example;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.Caller;
+import dev.sgm.api.Json;
+import dev.sgm.api.JsonSchemas;
+import dev.sgm.api.RequestReader;
+import dev.sgm.api.RetrieveQuery;
+import dev.sgm.api.Scope;
+import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.DataFields;
+import dev.sgm.api.spi.Profile;
+import dev.sgm.api.spi.ProfileContext;
+import dev.sgm.api.spi.ProfileOperation;
+import dev.sgm.api.spi.ProfileProvider;
+import dev.sgm.api.spi.RecordType;
+import java.util.List;
+
+/**
+ * Provides the {@code example} profile: {@code greeting} records, whose {@code data.text} must be a
+ * non-empty string, and {@code example.greet}, which greets a name and counts the greetings kept in
+ * a scope.
+ */
+public final class ExampleProfileProvider implements ProfileProvider {
+  @Override
+  public String name() {
+    return "example";
+  }
+
+  @Override
+  public Profile create(Config config, ProfileContext context) {
+    return new Profile() {
+      @Override
+      public List<String> features() {
+        return List.of("greetings");
+      }
+
+      @Override
+      public List<RecordType> recordTypes() {
+        return List.of(
+            new RecordType(
+                "greeting",
+                JsonSchemas.object()
+                    .description("A greeting someone left.")
+                    .required("text", JsonSchemas.text("What it says."))
+                    .build()));
+      }
+
+      @Override
+      public void validate(ObjectNode record) {
+        ObjectNode data = DataFields.data(record);
+        DataFields.text(data, "text", "data.text", true);
+      }
+
+      @Override
+      public List<ProfileOperation> operations() {
+        return List.of(
+            ProfileOperation.of(
+                "example.greet",
+                "Greets a name and counts the greetings kept in a scope.",
+                JsonSchemas.object()
+                    .additionalProperties(false)
+                    .required("scope", JsonSchemas.scope("Where the greetings are kept."))
+                    .required("name", JsonSchemas.text("Whom to greet."))
+                    .build(),
+                (caller, request) -> greet(context, caller, request)));
+      }
+    };
+  }
+
+  private static JsonNode greet(ProfileContext context, Caller caller, JsonNode request) {
+    RequestReader reader = RequestReader.of(request);
+    Scope scope = reader.requireScope("scope");
+    String name = reader.requireString("name");
+    reader.finish();
+    long kept =
+        context
+            .service()
+            .retrieve(
+                caller, RetrieveQuery.builder(scope).types(List.of("greeting")).limit(1).build())
+            .total();
+    ObjectNode response = Json.object();
+    response.put("greeting", "Hello, " + name + "!");
+    response.put("greetings_kept", kept);
+    return response;
+  }
+}

@@ -1,0 +1,29 @@
+package dev.sgm.transport.grpc;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sgm.api.spi.ClientProvider;
+import java.util.List;
+
+/** Provides {@link SgmGrpcClient} for {@code grpc://host:port} URLs (plaintext). */
+public final class GrpcClientProvider implements ClientProvider {
+  @Override
+  public List<String> schemes() {
+    return List.of("grpc");
+  }
+
+  @Override
+  public Remote open(String url) {
+    SgmGrpcClient client = new SgmGrpcClient(url);
+    return new Remote() {
+      @Override
+      public JsonNode call(String operation, JsonNode request) {
+        return client.call(operation, request);
+      }
+
+      @Override
+      public void close() {
+        client.close();
+      }
+    };
+  }
+}
