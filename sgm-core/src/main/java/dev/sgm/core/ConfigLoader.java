@@ -29,6 +29,13 @@ public final class ConfigLoader {
   /** The storage plugin to use. */
   public static final String STORAGE = "storage";
 
+  /**
+   * Whether this process embeds records in the background (default true). A short command turns it
+   * off: the records it stores are embedded by the next long-running process, since the search
+   * index knows which records have no embedding yet.
+   */
+  public static final String EMBED_IN_BACKGROUND = "search.embed-in-background";
+
   /** {@code true} keeps everything in memory (tests, throw-away demos). */
   public static final String STORAGE_MEMORY = "storage.memory";
 

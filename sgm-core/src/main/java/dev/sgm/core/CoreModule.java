@@ -14,7 +14,6 @@ import dev.sgm.api.RetrieveResult;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.SgmService;
 import dev.sgm.api.spi.Config;
-import dev.sgm.api.spi.Embedder;
 import dev.sgm.api.spi.EmbedderProvider;
 import dev.sgm.api.spi.ProfileContext;
 import dev.sgm.api.spi.ProfileProvider;
@@ -78,20 +77,19 @@ final class CoreModule {
     List<EmbedderProvider> active =
         PluginLoader.select("embedder", "sgm-embedding-", embedders, config);
     Path dataDir = Path.of(config.get(ConfigLoader.DATA_DIR, "."));
-    Embedder embedder = null;
+    LazyEmbedder embedder = null;
     if (!active.isEmpty()) {
-      EmbedderProvider chosen = active.get(0);
-      embedder = chosen.create(config, () -> dataDir);
-      LOG.log(
-          System.Logger.Level.INFO,
-          "embedding model: {0} ({1} dimensions), from {2}",
-          embedder.model(),
-          embedder.dimensions(),
-          chosen.name());
+      embedder = new LazyEmbedder(active.get(0), config, () -> dataDir);
+      LOG.log(System.Logger.Level.INFO, "embedding model from {0}", active.get(0).name());
     }
     Path indexDir =
         config.getBoolean(ConfigLoader.STORAGE_MEMORY, false) ? null : dataDir.resolve("index");
-    return new SearchFollower(storage, indexDir, embedder);
+    return new SearchFollower(
+        storage,
+        indexDir,
+        embedder,
+        embedder == null ? null : embedder.providerName(),
+        config.getBoolean(ConfigLoader.EMBED_IN_BACKGROUND, true));
   }
 
   @Provides

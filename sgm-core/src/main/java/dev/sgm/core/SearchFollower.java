@@ -48,7 +48,7 @@ final class SearchFollower implements AutoCloseable {
   private static final String FORMAT_KEY = "sgm.format";
   private static final String STORAGE_KEY = "sgm.storage";
   private static final String SEQ_KEY = "sgm.seq";
-  private static final String MODEL_KEY = "sgm.model";
+  private static final String MODEL_KEY = "sgm.embedder";
   private static final int BATCH = 1000;
   private static final int EMBED_BATCH = 64;
   private static final long COMMIT_INTERVAL_NANOS = 1_000_000_000L;
@@ -63,6 +63,17 @@ final class SearchFollower implements AutoCloseable {
   }
 
   private static final RecordIndexer INDEXER = new RecordIndexer();
+
+  /**
+   * Lucene advises, once per process, to add the JDK's vector module for speed; the launcher adds
+   * it where it matters (servers), and elsewhere the advice would only clutter a command's output.
+   * Held so that the level set here is not lost with a collected logger.
+   */
+  private static final java.util.logging.Logger LUCENE_ADVICE =
+      java.util.logging.Logger.getLogger("org.apache.lucene.internal.vectorization");
+
+  private final boolean embedInBackground;
+  private final String embedderName;
 
   private final Storage storage;
   private final Path directory;
@@ -117,22 +128,37 @@ final class SearchFollower implements AutoCloseable {
   /**
    * @param directory where the index lives, or null to keep it in memory
    * @param embedder the active embedding model, or null
+   * @param embedderName the name of the plugin that provides it, which the index records: vectors
+   *     of another model are not mixed with its own
+   * @param embedInBackground whether this process embeds what records say ({@link
+   *     ConfigLoader#EMBED_IN_BACKGROUND}); when not, the records are embedded by the next process
+   *     that does
    */
-  SearchFollower(Storage storage, Path directory, Embedder embedder) {
+  SearchFollower(
+      Storage storage,
+      Path directory,
+      Embedder embedder,
+      String embedderName,
+      boolean embedInBackground) {
     this.storage = storage;
     this.directory = directory;
     this.embedder = embedder;
+    this.embedderName = embedder == null ? "" : embedderName;
+    this.embedInBackground = embedder != null && embedInBackground;
   }
 
   /** Opens the index (rebuilding it in the background when needed) and starts following. */
   void start() {
+    if (LUCENE_ADVICE.getLevel() == null) {
+      LUCENE_ADVICE.setLevel(java.util.logging.Level.SEVERE);
+    }
     storage.onCommit(
         () -> {
           lastWrite = System.nanoTime();
           signal();
         });
     follower = Thread.ofPlatform().daemon().name("sgm-search-follower").start(this::follow);
-    if (embedder != null) {
+    if (embedInBackground) {
       embedding = Thread.ofPlatform().daemon().name("sgm-embedding").start(this::embedLoop);
     }
   }
@@ -202,8 +228,8 @@ final class SearchFollower implements AutoCloseable {
       reason = "it was built from another store";
     } else if (embedder != null
         && !data.getOrDefault(MODEL_KEY, "").isEmpty()
-        && !embedder.model().equals(data.get(MODEL_KEY))) {
-      reason = "its vectors come from the model " + data.get(MODEL_KEY);
+        && !embedderName.equals(data.get(MODEL_KEY))) {
+      reason = "its vectors come from the embedder " + data.get(MODEL_KEY);
     }
     if (reason != null) {
       LOG.log(System.Logger.Level.DEBUG, "building the search index: " + reason);
@@ -213,7 +239,7 @@ final class SearchFollower implements AutoCloseable {
     long applied = Long.parseLong(data.getOrDefault(SEQ_KEY, "0"));
     publish(applied);
     state = State.READY;
-    if (embedder != null) {
+    if (embedInBackground) {
       List<Long> missing = index.rowsWithoutVector();
       for (int i = 0; i < missing.size(); i += BATCH) {
         for (StoredRecord row :
@@ -303,14 +329,14 @@ final class SearchFollower implements AutoCloseable {
     data.put(FORMAT_KEY, FORMAT);
     data.put(STORAGE_KEY, storage.identity());
     data.put(SEQ_KEY, Long.toString(through));
-    data.put(MODEL_KEY, embedder == null ? "" : embedder.model());
+    data.put(MODEL_KEY, embedderName);
     return data;
   }
 
   private void put(StoredRecord row) throws IOException {
     ObjectNode document = (ObjectNode) Json.parse(row.document());
     index.put(indexed(row, document, null, 0));
-    if (embedder != null) {
+    if (embedInBackground) {
       enqueueEmbedding(row.rowKey(), embeddingText(document));
     }
   }
@@ -415,6 +441,13 @@ final class SearchFollower implements AutoCloseable {
   }
 
   private void embedLoop() {
+    try {
+      // Loads the model now, off the path of the first query.
+      embedder.dimensions();
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.ERROR, "the embedding model cannot be loaded", e);
+      return;
+    }
     while (!closed) {
       Map<Long, String> batch = new LinkedHashMap<>();
       synchronized (monitor) {
@@ -492,6 +525,13 @@ final class SearchFollower implements AutoCloseable {
 
   /** Records whose embedding is not in the index yet: semantic search cannot find them yet. */
   int pendingEmbeddings() {
+    if (embedder != null && !embedInBackground && state == State.READY) {
+      try {
+        return index.rowsWithoutVector().size();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
     synchronized (monitor) {
       return toEmbed.size() + embeddingNow + embedded.size() + applyingNow;
     }

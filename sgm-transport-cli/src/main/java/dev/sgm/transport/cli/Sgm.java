@@ -61,10 +61,6 @@ import picocli.CommandLine.Parameters;
       Sgm.Completion.class
     })
 public final class Sgm implements Callable<Integer> {
-  /** Held so that its level, set in main, is not lost with a collected logger. */
-  private static final java.util.logging.Logger LUCENE_VECTORIZATION =
-      java.util.logging.Logger.getLogger("org.apache.lucene.internal.vectorization");
-
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   public static void main(String[] args) {
@@ -72,11 +68,11 @@ public final class Sgm implements Callable<Integer> {
       System.setProperty("java.util.logging.SimpleFormatter.format", "%4$s %3$s: %5$s%6$s%n");
     }
     String[] normalised = normalise(args);
+    Connection.serving =
+        normalised.length > 0 && (normalised[0].equals("serve") || normalised[0].equals("mcp"));
     if (normalised.length == 0 || !normalised[0].equals("serve")) {
       // Commands print their results; start-up notes would only get in the way of a pipe.
       java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.WARNING);
-      // Lucene advises the vector module for speed; a one-off command has no use for the advice.
-      LUCENE_VECTORIZATION.setLevel(java.util.logging.Level.SEVERE);
     }
     int code = run(args);
     if (code != Serve.SERVED) {
@@ -182,6 +178,9 @@ public final class Sgm implements Callable<Integer> {
 
   /** Where operations go and how the engine is configured; shared by every command. */
   static final class Connection {
+    /** Whether this process serves until stopped ({@code serve}, {@code mcp}), set by main. */
+    static volatile boolean serving;
+
     @Option(
         names = "--data",
         paramLabel = "DIR",
@@ -221,6 +220,11 @@ public final class Sgm implements Callable<Integer> {
       }
       if (config != null) {
         options.put("config.file", config.toString());
+      }
+      if (!serving) {
+        // A short command leaves embedding to the next server: loading the model costs more than
+        // the command itself.
+        options.putIfAbsent(ConfigLoader.EMBED_IN_BACKGROUND, "false");
       }
       return ConfigLoader.load(options);
     }
