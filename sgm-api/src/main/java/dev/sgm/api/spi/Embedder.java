@@ -5,8 +5,8 @@ import java.util.List;
 /**
  * An embedding model: turns text into vectors whose closeness says how alike in meaning two texts
  * are. The engine embeds what records say and what queries ask, so that retrieval can find records
- * by meaning ({@code mode: semantic} or {@code hybrid}). One instance is shared by every caller;
- * it must be safe to call from several threads.
+ * by meaning ({@code mode: semantic} or {@code hybrid}). One instance is shared by every caller; it
+ * must be safe to call from several threads.
  */
 public interface Embedder extends AutoCloseable {
   /** The model's name as discovery reports it, e.g. {@code bge-small-en-v1.5-q}. */
