@@ -4,12 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
-import dev.sgm.api.Caller;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
-import dev.sgm.core.SgmRuntime;
 import java.util.List;
 import java.util.Map;
 
@@ -84,24 +82,26 @@ interface Backend extends SgmClient, AutoCloseable {
     }
   }
 
-  /** The engine in this process; records it stores get {@code provenance.origin} {@code cli}. */
+  /**
+   * The engine on the data directory, shared with the other processes that open it (see {@link
+   * SharedDirectory}); records it stores get {@code provenance.origin} {@code cli}.
+   */
   static Backend embedded(Config config) {
-    SgmRuntime runtime = SgmRuntime.open(config);
-    Caller caller = Caller.anonymous("cli");
+    SharedDirectory shared = SharedDirectory.open(config, "cli");
     return new Backend() {
       @Override
       public JsonNode call(String operation, JsonNode request) {
-        return runtime.service().invoke(caller, operation, request);
+        return shared.call(operation, request);
       }
 
       @Override
       public List<String> operations() {
-        return runtime.service().operations();
+        return shared.operations();
       }
 
       @Override
       public void close() {
-        runtime.close();
+        shared.close();
       }
     };
   }
