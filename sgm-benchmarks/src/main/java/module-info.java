@@ -1,11 +1,13 @@
 /**
  * Load harnesses for SGM that print ratios: the engine against raw JDBC on the same H2 settings,
- * and the HTTP transport against a trivial handler on the same server configuration.
+ * the HTTP transport against a trivial handler on the same server configuration, and a data
+ * directory shared between processes against one held in process.
  */
 module dev.sgm.bench {
   requires dev.sgm.core;
   requires dev.sgm.transport.http;
   requires dev.sgm.transport.grpc;
+  requires dev.sgm.transport.mcp;
   requires io.grpc.stub;
   requires io.grpc.services;
   requires io.grpc.netty.shaded;

@@ -88,45 +88,85 @@ final class LocalChannel {
     }
   }
 
-  static SocketChannel connect(Path socket) throws IOException {
-    return SocketChannel.open(UnixDomainSocketAddress.of(socket));
+  static Framed connect(Path socket) throws IOException {
+    return new Framed(SocketChannel.open(UnixDomainSocketAddress.of(socket)));
   }
 
-  static void write(SocketChannel channel, JsonNode message) throws IOException {
-    byte[] body = Json.writeBytes(message);
-    ByteBuffer frame = ByteBuffer.allocate(4 + body.length);
-    frame.putInt(body.length).put(body).flip();
-    while (frame.hasRemaining()) {
-      channel.write(frame);
-    }
-  }
+  /**
+   * One end of a connection, with buffers kept for its life: a message usually takes one read call
+   * and one write call, which is most of what a fast call through the channel costs.
+   */
+  static final class Framed implements java.io.Closeable {
+    private static final int BUFFER = 64 * 1024;
+    private final SocketChannel channel;
+    private final ByteBuffer in = ByteBuffer.allocateDirect(BUFFER).flip();
+    private final ByteBuffer out = ByteBuffer.allocateDirect(BUFFER);
 
-  /** The next message, or null when the other side closed the channel between messages. */
-  static JsonNode read(SocketChannel channel) throws IOException {
-    ByteBuffer header = ByteBuffer.allocate(4);
-    if (!fill(channel, header, true)) {
-      return null;
+    Framed(SocketChannel channel) {
+      this.channel = channel;
     }
-    int length = header.flip().getInt();
-    if (length < 0 || length > MAX_FRAME) {
-      throw new IOException("a frame of " + length + " bytes is not a message of this channel");
-    }
-    ByteBuffer body = ByteBuffer.allocate(length);
-    fill(channel, body, false);
-    return Json.parse(body.array());
-  }
 
-  private static boolean fill(SocketChannel channel, ByteBuffer buffer, boolean atStart)
-      throws IOException {
-    while (buffer.hasRemaining()) {
-      if (channel.read(buffer) < 0) {
-        if (atStart && buffer.position() == 0) {
-          return false;
-        }
-        throw new EOFException("the channel closed in the middle of a message");
+    boolean isOpen() {
+      return channel.isOpen();
+    }
+
+    void write(JsonNode message) throws IOException {
+      byte[] body = Json.writeBytes(message);
+      ByteBuffer frame;
+      if (4 + body.length <= out.capacity()) {
+        frame = out.clear().putInt(body.length).put(body).flip();
+      } else {
+        frame = ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).flip();
+      }
+      while (frame.hasRemaining()) {
+        channel.write(frame);
       }
     }
-    return true;
+
+    /** The next message, or null when the other side closed the channel between messages. */
+    JsonNode read() throws IOException {
+      if (!fill(4, true)) {
+        return null;
+      }
+      int length = in.getInt();
+      if (length < 0 || length > MAX_FRAME) {
+        throw new IOException("a frame of " + length + " bytes is not a message of this channel");
+      }
+      byte[] body = new byte[length];
+      int buffered = Math.min(length, in.remaining());
+      in.get(body, 0, buffered);
+      ByteBuffer rest = ByteBuffer.wrap(body, buffered, length - buffered);
+      while (rest.hasRemaining()) {
+        if (channel.read(rest) < 0) {
+          throw new EOFException("the channel closed in the middle of a message");
+        }
+      }
+      return Json.parse(body);
+    }
+
+    private boolean fill(int bytes, boolean atStart) throws IOException {
+      while (in.remaining() < bytes) {
+        in.compact();
+        int read;
+        try {
+          read = channel.read(in);
+        } finally {
+          in.flip();
+        }
+        if (read < 0) {
+          if (atStart && in.remaining() == 0) {
+            return false;
+          }
+          throw new EOFException("the channel closed in the middle of a message");
+        }
+      }
+      return true;
+    }
+
+    @Override
+    public void close() throws IOException {
+      channel.close();
+    }
   }
 
   private static String hash(String text) {

@@ -32,7 +32,6 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -121,16 +120,16 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
   /** Another process runs the store; calls go to it over pooled connections. */
   private static final class Client implements State {
     private final Path socket;
-    private final ConcurrentLinkedDeque<SocketChannel> idle = new ConcurrentLinkedDeque<>();
+    private final ConcurrentLinkedDeque<LocalChannel.Framed> idle = new ConcurrentLinkedDeque<>();
     private volatile boolean closed;
 
-    Client(Path socket, SocketChannel first) {
+    Client(Path socket, LocalChannel.Framed first) {
       this.socket = socket;
       idle.add(first);
     }
 
     JsonNode call(String origin, String operation, JsonNode request) throws NotSent, Lost {
-      SocketChannel channel = idle.pollFirst();
+      LocalChannel.Framed channel = idle.pollFirst();
       if (channel == null) {
         try {
           channel = LocalChannel.connect(socket);
@@ -144,13 +143,13 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
       message.set("request", request);
       JsonNode response;
       try {
-        LocalChannel.write(channel, message);
+        channel.write(message);
       } catch (IOException e) {
         quietly(channel);
         throw new NotSent(); // an incomplete frame is never run
       }
       try {
-        response = LocalChannel.read(channel);
+        response = channel.read();
       } catch (IOException e) {
         quietly(channel);
         throw new Lost();
@@ -176,7 +175,7 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
 
     void close() {
       closed = true;
-      for (SocketChannel channel = idle.poll(); channel != null; channel = idle.poll()) {
+      for (LocalChannel.Framed channel = idle.poll(); channel != null; channel = idle.poll()) {
         quietly(channel);
       }
     }
