@@ -233,14 +233,19 @@ class SharedDirectoryIT {
                   "{\"record\": {\"id\": \"private\", \"type\": \"note\", \"content\": \"mine\"}}",
                   "request"));
       assertEquals("private", stored.path("record").path("id").asText());
-      Path socket = data.resolve("sgm.sock");
+      Path socket = data.resolve("sgm.channel/sgm.sock");
       assertTrue(Files.exists(socket), "the holder serves " + socket);
       assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(data)));
       assertEquals(
+          "rwx------",
+          PosixFilePermissions.toString(Files.getPosixFilePermissions(socket.getParent())));
+      assertEquals(
           "rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket)));
       assertEquals("refused", connectAs(other, socket));
-      // Even with the directory opened to everyone, the socket's own mode keeps the other out.
+      // Even with the directories opened to everyone, the socket's own mode keeps the other out.
       Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwxr-xr-x"));
+      Files.setPosixFilePermissions(
+          socket.getParent(), PosixFilePermissions.fromString("rwxr-xr-x"));
       assertEquals("refused", connectAs(other, socket));
       // The check itself can fail: the owner does reach the socket.
       assertEquals("connected", connectAs("root", socket));

@@ -29,7 +29,10 @@ final class LocalChannel {
   /** The holder's lock: whoever holds it on this file holds the directory. */
   static final String LOCK_FILE = "sgm.holder.lock";
 
-  /** The socket's name in the data directory. */
+  /** The owner-only directory of the socket, in the data directory. */
+  static final String CHANNEL_DIRECTORY = "sgm.channel";
+
+  /** The socket's name in its directory. */
   static final String SOCKET_FILE = "sgm.sock";
 
   /** Operations of the channel itself, not SGM operations (no SGM name starts with '#'). */
@@ -44,41 +47,54 @@ final class LocalChannel {
   /** The longest socket path the kernel takes (sun_path is 108 bytes with its terminating NUL). */
   private static final int MAX_SOCKET_PATH = 107;
 
+  private static final java.util.Set<java.nio.file.attribute.PosixFilePermission>
+      OWNER_ONLY_DIRECTORY = PosixFilePermissions.fromString("rwx------");
+
   private LocalChannel() {}
 
   /**
-   * Where the socket of {@code dataDir} is: in the directory itself, or, when that path is too long
-   * for a socket, in a private per-user directory under the temporary directory, named by a hash of
-   * the data directory so that every process finds the same one.
+   * Where the socket of {@code dataDir} is: in an owner-only directory inside it, or, when that
+   * path is too long for a socket, in an owner-only per-user directory under the runtime or
+   * temporary directory, named by a hash of the data directory so that every process finds the same
+   * one.
    */
   static Path socketPath(Path dataDir) throws IOException {
-    Path inside = dataDir.resolve(SOCKET_FILE);
-    if (inside.toString().getBytes(StandardCharsets.UTF_8).length <= MAX_SOCKET_PATH) {
-      return inside;
+    Path dir = dataDir.resolve(CHANNEL_DIRECTORY);
+    Path inside = dir.resolve(SOCKET_FILE);
+    if (inside.toString().getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH) {
+      String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9_.-]", "_");
+      String base =
+          System.getenv().getOrDefault("XDG_RUNTIME_DIR", System.getProperty("java.io.tmpdir"));
+      dir = Path.of(base, "sgm-" + user);
+      inside = dir.resolve(hash(dataDir.toString()).substring(0, 32) + ".sock");
     }
-    String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9_.-]", "_");
-    Path base =
-        Path.of(
-            System.getenv().getOrDefault("XDG_RUNTIME_DIR", System.getProperty("java.io.tmpdir")));
-    Path dir = base.resolve("sgm-" + user);
     privateDirectory(dir);
-    return dir.resolve(hash(dataDir.toString()).substring(0, 32) + ".sock");
+    return inside;
   }
 
   /**
-   * Makes {@code dir} (created if missing) reachable by its owner only, and refuses one that
-   * another user owns: a socket there could be another user's.
+   * Makes {@code dir} (created owner-only if missing) reachable by its owner only, and refuses one
+   * that another user owns: a socket there could be another user's.
    */
   static void privateDirectory(Path dir) throws IOException {
-    Files.createDirectories(dir);
-    if (!Files.getFileStore(dir).supportsFileAttributeView("posix")) {
+    boolean posix = Files.getFileStore(dir.getParent()).supportsFileAttributeView("posix");
+    if (!posix) {
+      Files.createDirectories(dir);
       return;
+    }
+    try {
+      Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIRECTORY));
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      // Made by an earlier process; checked below like any other.
     }
     String owner = Files.getOwner(dir, LinkOption.NOFOLLOW_LINKS).getName();
     if (!owner.equals(System.getProperty("user.name"))) {
       throw new IOException(dir + " belongs to " + owner + ", not to this user");
     }
-    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      throw new IOException(dir + " is not a directory");
+    }
+    Files.setPosixFilePermissions(dir, OWNER_ONLY_DIRECTORY);
   }
 
   /** Makes {@code file} readable and writable by its owner only. */

@@ -218,9 +218,21 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
     Path socket;
     try {
       directory = Path.of(config.get(ConfigLoader.DATA_DIR, ".")).toAbsolutePath().normalize();
-      Files.createDirectories(directory);
+      if (!Files.exists(directory)) {
+        // A data directory made here is the user's alone; one that exists keeps its mode (it may
+        // be a folder of other things), and the socket's own directory keeps others out anyway.
+        Files.createDirectories(directory.getParent());
+        try {
+          Files.createDirectory(
+              directory,
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        } catch (UnsupportedOperationException e) {
+          Files.createDirectories(directory);
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+          // Another process made it first.
+        }
+      }
       directory = directory.toRealPath();
-      ownerOnlyIfOwn(directory);
       socket = LocalChannel.socketPath(directory);
     } catch (IOException e) {
       throw new SgmException(
@@ -236,18 +248,6 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
       shared.registerShutdownHook();
     }
     return shared;
-  }
-
-  /**
-   * The data directory becomes reachable by its owner only, which keeps other users away from the
-   * store and the socket in it; one that belongs to someone else is left as it is.
-   */
-  private static void ownerOnlyIfOwn(Path directory) {
-    try {
-      Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx------"));
-    } catch (IOException | UnsupportedOperationException e) {
-      // Not ours to change (or not a POSIX file system): the socket's own mode still applies.
-    }
   }
 
   /** Holds the directory, or connects to its holder, waiting for one to answer. */

@@ -10,6 +10,7 @@ import dev.sgm.api.spi.Config;
 import dev.sgm.core.ConfigLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -45,7 +46,8 @@ class SharedDirectoryTest {
     SharedDirectory first = SharedDirectory.open(config(), "cli");
     SharedDirectory second = SharedDirectory.open(config(), "mcp");
     try {
-      assertTrue(Files.exists(dir.resolve("sgm.sock")), "the holder serves the directory");
+      assertTrue(
+          Files.exists(dir.resolve("sgm.channel/sgm.sock")), "the holder serves the directory");
       assertTrue(second.storageDescription().contains("held by another process"));
       second.call("store", note("from-second", null));
       assertEquals(
@@ -72,6 +74,28 @@ class SharedDirectoryTest {
   }
 
   @Test
+  void theSocketIsOwnerOnlyAndAnExistingDataDirectoryKeepsItsMode() throws Exception {
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    try (SharedDirectory shared = SharedDirectory.open(config(), "cli")) {
+      assertTrue(shared.operations().contains("store"));
+      assertEquals("rwxr-xr-x", mode(dir), "a folder the user made is left as it is");
+      assertEquals("rwx------", mode(dir.resolve("sgm.channel")));
+      assertEquals("rw-------", mode(dir.resolve("sgm.channel/sgm.sock")));
+      assertEquals("rw-------", mode(dir.resolve(LocalChannel.LOCK_FILE)));
+    }
+    Path made = dir.resolve("new/data");
+    Config fresh = ConfigLoader.load(Map.of(ConfigLoader.DATA_DIR, made.toString()), Map.of());
+    try (SharedDirectory shared = SharedDirectory.open(fresh, "cli")) {
+      assertTrue(shared.operations().contains("store"));
+      assertEquals("rwx------", mode(made), "a data directory made by sgm is the user's alone");
+    }
+  }
+
+  private static String mode(Path path) throws java.io.IOException {
+    return PosixFilePermissions.toString(Files.getPosixFilePermissions(path));
+  }
+
+  @Test
   void anInMemoryStoreIsNotShared() {
     Config memory =
         ConfigLoader.load(
@@ -79,7 +103,7 @@ class SharedDirectoryTest {
             Map.of());
     try (SharedDirectory shared = SharedDirectory.open(memory, "cli")) {
       shared.call("store", note("n", null));
-      assertFalse(Files.exists(dir.resolve("sgm.sock")));
+      assertFalse(Files.exists(dir.resolve("sgm.channel")));
       assertFalse(Files.exists(dir.resolve(LocalChannel.LOCK_FILE)));
     }
   }
