@@ -7,16 +7,11 @@ import dev.sgm.api.Caller;
 import dev.sgm.api.ReadRequest;
 import dev.sgm.api.RetrieveQuery;
 import dev.sgm.api.Scope;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,41 +24,7 @@ class DurabilityTest {
 
   @Test
   void everyAcknowledgedStoreSurvivesKillDashNine(@TempDir Path dir) throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(DurabilityWriter.class.getName());
-    command.add(dir.toString());
-    Process child = new ProcessBuilder(command).redirectErrorStream(false).start();
-    Set<String> acknowledged = ConcurrentHashMap.newKeySet();
-    Thread reader =
-        new Thread(
-            () -> {
-              try (BufferedReader in =
-                  new BufferedReader(
-                      new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line = in.readLine(); line != null; line = in.readLine()) {
-                  if (line.startsWith("ACK ")) {
-                    acknowledged.add(line.substring(4));
-                  }
-                }
-              } catch (java.io.IOException e) {
-                // The pipe breaks when the child is killed.
-              }
-            });
-    reader.start();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (acknowledged.size() < ACKS_BEFORE_KILL
-        && System.nanoTime() < deadline
-        && child.isAlive()) {
-      Thread.sleep(5);
-    }
-    assertTrue(child.isAlive(), "the writer was still writing");
-    child.destroyForcibly(); // SIGKILL: no shutdown hooks, no close
-    assertTrue(child.waitFor(30, TimeUnit.SECONDS));
-    reader.join(10_000);
-    assertTrue(acknowledged.size() >= ACKS_BEFORE_KILL, "acknowledged " + acknowledged.size());
+    Set<String> acknowledged = KilledWriter.writeThenKill(dir, ACKS_BEFORE_KILL);
 
     try (SgmRuntime sgm =
         SgmRuntime.open(
