@@ -443,9 +443,12 @@ final class Engine implements SgmService {
     }
     Cursors.Relevance cursor = query.cursor() == null ? null : Cursors.decodeRelevance(query);
     long mark = cursor != null ? cursor.mark() : storage.committedSequence();
-    // Read before the search: every embedding of this generation or older is searchable then.
-    long generation = cursor != null ? cursor.vectorGeneration() : search.vectorGeneration();
     search.awaitVisible(mark);
+    // In this order: the records waiting for an embedding once every write up to the mark is
+    // applied, then the generation, which includes every embedding that no longer waits. So "none
+    // waiting" means this search ranks every record by meaning.
+    int pending = mode == RetrieveQuery.Mode.TEXT ? 0 : search.pendingEmbeddings();
+    long generation = cursor != null ? cursor.vectorGeneration() : search.vectorGeneration();
     // A model reads a few hundred words at most; a longer text would only cost time.
     String asked = query.text();
     boolean cut = asked.length() > MAX_EMBEDDED_QUERY_CHARS;
@@ -537,12 +540,9 @@ final class Engine implements SgmService {
     }
     ObjectNode retrieval = Json.object();
     retrieval.put("mode", mode.wireName());
-    if (mode != RetrieveQuery.Mode.TEXT) {
-      int pending = search.pendingEmbeddings();
-      if (pending > 0) {
-        // Semantic search cannot find these yet; lexical search can.
-        retrieval.put("pending_embeddings", pending);
-      }
+    if (pending > 0) {
+      // Semantic search cannot find these yet; lexical search can.
+      retrieval.put("pending_embeddings", pending);
     }
     if (cut && vector != null) {
       retrieval.put(
