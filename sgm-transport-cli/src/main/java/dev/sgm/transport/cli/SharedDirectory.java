@@ -594,26 +594,7 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
         profiles,
         kinds,
         json.path("limits").path("max_record_bytes").asLong(),
-        json.path("limits").path("max_page_size").asInt(),
-        dev.sgm.api.OperationDescriptor.listedIn(json),
-        recordTypesOf(json),
-        json.path("retrieval").isObject() ? (ObjectNode) json.get("retrieval") : null);
-  }
-
-  private static Map<String, DiscoveryDocument.OwnedType> recordTypesOf(JsonNode json) {
-    Map<String, DiscoveryDocument.OwnedType> types = new LinkedHashMap<>();
-    json.path("record_types")
-        .properties()
-        .forEach(
-            type ->
-                types.put(
-                    type.getKey(),
-                    new DiscoveryDocument.OwnedType(
-                        type.getValue().path("profile").asText(),
-                        type.getValue().path("data_schema").isObject()
-                            ? (ObjectNode) type.getValue().get("data_schema")
-                            : Json.object())));
-    return types;
+        json.path("limits").path("max_page_size").asInt());
   }
 
   /**
