@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
+import dev.sgm.api.Caller;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.OperationDescriptor;
@@ -12,6 +13,7 @@ import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.ClientProvider;
 import dev.sgm.api.spi.Config;
 import dev.sgm.core.CoreOperations;
+import dev.sgm.core.SgmRuntime;
 import java.util.List;
 
 /**
@@ -52,21 +54,19 @@ interface Backend extends SgmClient, AutoCloseable {
     }
   }
 
-  /**
-   * The engine on the data directory, shared with the other processes that open it (see {@link
-   * SharedDirectory}); records it stores get {@code provenance.origin} {@code cli}.
-   */
+  /** The engine in this process; records it stores get {@code provenance.origin} {@code cli}. */
   static Backend embedded(Config config) {
-    SharedDirectory shared = SharedDirectory.open(config, "cli");
+    SgmRuntime runtime = SgmRuntime.open(config);
+    Caller caller = Caller.anonymous("cli");
     return new Backend() {
       @Override
       public JsonNode call(String operation, JsonNode request) {
-        return shared.call(operation, request);
+        return runtime.service().invoke(caller, operation, request);
       }
 
       @Override
       public void close() {
-        shared.close();
+        runtime.close();
       }
     };
   }

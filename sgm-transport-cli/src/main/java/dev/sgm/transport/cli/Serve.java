@@ -2,6 +2,7 @@ package dev.sgm.transport.cli;
 
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Transport;
+import dev.sgm.core.SgmRuntime;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -29,7 +30,7 @@ final class Serve implements Callable<Integer> {
       throw SgmException.invalidRequest("--remote", "serve runs a server; it cannot use --remote");
     }
     long started = System.nanoTime();
-    SharedDirectory sgm = SharedDirectory.open(connection.config(), "cli");
+    SgmRuntime sgm = SgmRuntime.open(connection.config());
     List<Transport> transports;
     try {
       transports = sgm.startTransports();
