@@ -166,16 +166,6 @@ public final class SearchIndex implements AutoCloseable {
     writer.commit();
   }
 
-  /** How many records the visible index holds. */
-  public int size() throws IOException {
-    IndexSearcher searcher = searchers.acquire();
-    try {
-      return searcher.getIndexReader().numDocs();
-    } finally {
-      searchers.release(searcher);
-    }
-  }
-
   /** The row keys of the visible records that have no embedding yet. */
   public List<Long> rowsWithoutVector() throws IOException {
     IndexSearcher searcher = searchers.acquire();
@@ -236,7 +226,7 @@ public final class SearchIndex implements AutoCloseable {
   }
 
   /** A keyword as indexed: itself, or its hash when it is too long to be one term. */
-  public static String keyword(String value) {
+  private static String keyword(String value) {
     if (value.length() * 3 <= MAX_KEYWORD_BYTES
         || value.getBytes(StandardCharsets.UTF_8).length <= MAX_KEYWORD_BYTES) {
       return value;
