@@ -1,7 +1,7 @@
 /**
  * SGM over the Model Context Protocol, so coding agents use it as their memory: every operation as
  * a tool ({@code sgm_store}, {@code sgm_retrieve}, ...), records as resources, over stdio ({@code
- * sgm mcp}) and Streamable HTTP ({@code /mcp}); and a Streamable HTTP client of the same.
+ * sgm mcp}) and Streamable HTTP ({@code /mcp}); and clients of the same over both.
  */
 module dev.sgm.transport.mcp {
   requires transitive dev.sgm.api;

@@ -10,6 +10,7 @@ import dev.sgm.api.spi.TransportProvider;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * A running SGM engine: its operations, its discovery document, and the transports it serves. The
@@ -77,12 +78,45 @@ public final class SgmRuntime implements AutoCloseable {
 
   /** Creates and starts every enabled transport; returns them in start order. */
   public synchronized List<Transport> startTransports() throws Exception {
-    for (TransportProvider provider : graph.plugins().transports()) {
-      Transport transport = provider.create(config, this::service);
+    start(graph.plugins().transports(), config, this::service, started);
+    return List.copyOf(started);
+  }
+
+  /**
+   * Creates and starts every enabled transport over {@code service}, operations that this process
+   * does not run itself (another process holds the store); the caller closes them. Plugins are
+   * found and selected as {@link #open} does.
+   */
+  public static List<Transport> startTransports(Config config, Supplier<SgmService> service)
+      throws Exception {
+    List<Transport> transports = new ArrayList<>();
+    try {
+      start(
+          PluginLoader.select(
+              "transport", "sgm-transport-", PluginLoader.load(TransportProvider.class), config),
+          config,
+          service,
+          transports);
+    } catch (Exception | Error e) {
+      for (int i = transports.size() - 1; i >= 0; i--) {
+        transports.get(i).close();
+      }
+      throw e;
+    }
+    return List.copyOf(transports);
+  }
+
+  private static void start(
+      List<TransportProvider> providers,
+      Config config,
+      Supplier<SgmService> service,
+      List<Transport> started)
+      throws Exception {
+    for (TransportProvider provider : providers) {
+      Transport transport = provider.create(config, service::get);
       transport.start();
       started.add(transport);
     }
-    return List.copyOf(started);
   }
 
   /** Stops the transports (letting in-flight calls finish), then closes storage. */

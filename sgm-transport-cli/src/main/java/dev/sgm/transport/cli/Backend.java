@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
-import dev.sgm.api.Caller;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.OperationDescriptor;
@@ -13,7 +12,6 @@ import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.ClientProvider;
 import dev.sgm.api.spi.Config;
 import dev.sgm.core.CoreOperations;
-import dev.sgm.core.SgmRuntime;
 import java.util.List;
 
 /**
@@ -54,19 +52,21 @@ interface Backend extends SgmClient, AutoCloseable {
     }
   }
 
-  /** The engine in this process; records it stores get {@code provenance.origin} {@code cli}. */
+  /**
+   * The engine on the data directory, shared with the other processes that open it (see {@link
+   * SharedDirectory}); records it stores get {@code provenance.origin} {@code cli}.
+   */
   static Backend embedded(Config config) {
-    SgmRuntime runtime = SgmRuntime.open(config);
-    Caller caller = Caller.anonymous("cli");
+    SharedDirectory shared = SharedDirectory.open(config, "cli");
     return new Backend() {
       @Override
       public JsonNode call(String operation, JsonNode request) {
-        return runtime.service().invoke(caller, operation, request);
+        return shared.call(operation, request);
       }
 
       @Override
       public void close() {
-        runtime.close();
+        shared.close();
       }
     };
   }

@@ -2,7 +2,6 @@ package dev.sgm.transport.cli;
 
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Transport;
-import dev.sgm.core.SgmRuntime;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -30,7 +29,7 @@ final class Serve implements Callable<Integer> {
       throw SgmException.invalidRequest("--remote", "serve runs a server; it cannot use --remote");
     }
     long started = System.nanoTime();
-    SgmRuntime sgm = SgmRuntime.open(connection.config());
+    SharedDirectory sgm = SharedDirectory.open(connection.config(), "cli");
     List<Transport> transports;
     try {
       transports = sgm.startTransports();

@@ -1,0 +1,131 @@
+package dev.sgm.transport.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sgm.api.Json;
+import dev.sgm.api.spi.Config;
+import dev.sgm.core.ConfigLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A data directory opened twice: the second opener reaches the first over the local channel, and
+ * takes the directory over when the first closes. (Other processes, SIGKILL and other users are
+ * tested with the real distribution, in SharedDirectoryIT.)
+ */
+class SharedDirectoryTest {
+  @TempDir Path dir;
+
+  private Config config() {
+    return ConfigLoader.load(Map.of(ConfigLoader.DATA_DIR, dir.toString()), Map.of());
+  }
+
+  private static JsonNode note(String id, String origin) {
+    return Json.parseObject(
+        "{\"record\": {\"id\": \""
+            + id
+            + "\", \"type\": \"note\", \"scope\": {\"project\": \"p\"}, \"content\": \"x\","
+            + " \"provenance\": {\"agent\": \"a\"}}}",
+        "request");
+  }
+
+  private static JsonNode read(SharedDirectory shared, String id) {
+    return shared.call(
+        "read", Json.parseObject("{\"scope\": {\"project\": \"p\"}, \"id\": \"" + id + "\"}", "r"));
+  }
+
+  @Test
+  void aSecondOpenerSharesTheStoreAndTakesItOverWhenTheFirstCloses() {
+    SharedDirectory first = SharedDirectory.open(config(), "cli");
+    SharedDirectory second = SharedDirectory.open(config(), "mcp");
+    try {
+      assertTrue(
+          Files.exists(dir.resolve("sgm.channel/sgm.sock")), "the holder serves the directory");
+      assertTrue(second.storageDescription().contains("held by another process"));
+      second.call("store", note("from-second", null));
+      assertEquals(
+          "mcp",
+          read(first, "from-second").path("record").path("provenance").path("origin").asText(),
+          "the caller's origin travels with the call");
+      first.call("store", note("from-first", null));
+      assertEquals("from-first", read(second, "from-first").path("record").path("id").asText());
+      assertEquals(first.operations(), second.operations());
+      // The same document, but for the search index's live state (how far it has applied).
+      assertEquals(
+          Json.write(first.discovery().withRetrieval(null).toJson()),
+          Json.write(second.discovery().withRetrieval(null).toJson()));
+      assertEquals(
+          first.discovery().retrieval().path("modes"),
+          second.discovery().retrieval().path("modes"));
+      first.close();
+      // The next call finds the holder gone, and this process holds the directory itself now.
+      assertEquals("from-first", read(second, "from-first").path("record").path("id").asText());
+      assertFalse(second.storageDescription().contains("held by another process"));
+      second.call("store", note("after-hand-over", null));
+    } finally {
+      first.close();
+      second.close();
+    }
+    try (SharedDirectory again = SharedDirectory.open(config(), "cli")) {
+      assertEquals(
+          "after-hand-over", read(again, "after-hand-over").path("record").path("id").asText());
+    }
+  }
+
+  @Test
+  void theSocketIsOwnerOnlyAndAnExistingDataDirectoryKeepsItsMode() throws Exception {
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    try (SharedDirectory shared = SharedDirectory.open(config(), "cli")) {
+      assertTrue(shared.operations().contains("store"));
+      assertEquals("rwxr-xr-x", mode(dir), "a folder the user made is left as it is");
+      assertEquals("rwx------", mode(dir.resolve("sgm.channel")));
+      assertEquals("rw-------", mode(dir.resolve("sgm.channel/sgm.sock")));
+      assertEquals("rw-------", mode(dir.resolve(LocalChannel.LOCK_FILE)));
+    }
+    Path made = dir.resolve("new/data");
+    Config fresh = ConfigLoader.load(Map.of(ConfigLoader.DATA_DIR, made.toString()), Map.of());
+    try (SharedDirectory shared = SharedDirectory.open(fresh, "cli")) {
+      assertTrue(shared.operations().contains("store"));
+      assertEquals("rwx------", mode(made), "a data directory made by sgm is the user's alone");
+    }
+  }
+
+  private static String mode(Path path) throws java.io.IOException {
+    return PosixFilePermissions.toString(Files.getPosixFilePermissions(path));
+  }
+
+  @Test
+  void anInMemoryStoreIsNotShared() {
+    Config memory =
+        ConfigLoader.load(
+            Map.of(ConfigLoader.DATA_DIR, dir.toString(), ConfigLoader.STORAGE_MEMORY, "true"),
+            Map.of());
+    try (SharedDirectory shared = SharedDirectory.open(memory, "cli")) {
+      shared.call("store", note("n", null));
+      assertFalse(Files.exists(dir.resolve("sgm.channel")));
+      assertFalse(Files.exists(dir.resolve(LocalChannel.LOCK_FILE)));
+    }
+  }
+
+  @Test
+  void onlyCallsWhoseEffectCannotChangeAreSentAgainAfterALostAnswer() {
+    assertTrue(SharedDirectory.sameEffectIfSentAgain("read", Json.object()));
+    assertTrue(SharedDirectory.sameEffectIfSentAgain("retrieve", Json.object()));
+    assertTrue(SharedDirectory.sameEffectIfSentAgain("store", note("n", null)));
+    assertTrue(SharedDirectory.sameEffectIfSentAgain("put_content", Json.object()));
+    assertFalse(
+        SharedDirectory.sameEffectIfSentAgain(
+            "store", Json.object().put("expected_version", 3).set("record", Json.object())));
+    assertFalse(
+        SharedDirectory.sameEffectIfSentAgain("store_batch", Json.object().put("if_absent", true)));
+    assertFalse(SharedDirectory.sameEffectIfSentAgain("delete", Json.object()));
+    assertFalse(SharedDirectory.sameEffectIfSentAgain("tasks.claim", Json.object()));
+  }
+}
