@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The child process of {@link DurabilityTest}: stores records as fast as it can from several
- * threads and prints {@code ACK <id>} only after each store has returned, until it is killed.
+ * threads and prints {@code ACK <id>} only after each store has returned, until it is killed. Ids
+ * start with the second argument, when given.
  */
 public final class DurabilityWriter {
   private DurabilityWriter() {}
@@ -18,10 +19,11 @@ public final class DurabilityWriter {
     Config config = ConfigLoader.load(Map.of(ConfigLoader.DATA_DIR, args[0]), Map.of());
     SgmRuntime sgm = SgmRuntime.open(config);
     AtomicInteger next = new AtomicInteger();
+    String prefix = args.length > 1 ? args[1] : "";
     Runnable writer =
         () -> {
           while (true) {
-            String id = "r" + next.incrementAndGet();
+            String id = prefix + "r" + next.incrementAndGet();
             sgm.service()
                 .store(
                     Caller.embedded(),
