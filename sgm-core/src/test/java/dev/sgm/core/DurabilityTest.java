@@ -52,11 +52,12 @@ class DurabilityTest {
           acknowledged.size(), total);
     }
   }
+
   /**
    * Crash after crash with no clean close between them, as when one holder of a shared directory
-   * after another is killed: each opening recovers the previous crash and is itself killed.
-   * (H2 2.5.252 damaged its file this way within about twenty crashes: acknowledged stores
-   * disappeared and writers spun forever on a page cycle.)
+   * after another is killed: each opening recovers the previous crash and is itself killed. (H2
+   * 2.5.252 damaged its file this way within about twenty crashes: acknowledged stores disappeared
+   * and writers spun forever on a page cycle.)
    */
   @Test
   void everyAcknowledgedStoreSurvivesCrashAfterCrashWithoutACleanClose(@TempDir Path dir)

@@ -29,8 +29,7 @@ final class KilledWriter {
    * As {@link #writeThenKill(Path, int)}, with every id starting {@code prefix}, so that several
    * runs on one directory write distinct records.
    */
-  static Set<String> writeThenKill(Path dir, int acknowledgements, String prefix)
-      throws Exception {
+  static Set<String> writeThenKill(Path dir, int acknowledgements, String prefix) throws Exception {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-cp");
