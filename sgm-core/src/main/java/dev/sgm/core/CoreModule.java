@@ -19,6 +19,7 @@ import dev.sgm.api.spi.ProfileContext;
 import dev.sgm.api.spi.ProfileProvider;
 import dev.sgm.api.spi.RecordWriter;
 import dev.sgm.api.spi.Storage;
+import dev.sgm.api.spi.StorageContext;
 import dev.sgm.api.spi.StorageProvider;
 import dev.sgm.api.spi.TransportProvider;
 import jakarta.inject.Singleton;
@@ -95,23 +96,22 @@ final class CoreModule {
   @Provides
   @Singleton
   static Storage storage(Config config, Set<StorageProvider> providers) {
-    String name = config.get(ConfigLoader.STORAGE, "h2");
     StorageProvider chosen =
-        PluginLoader.select("storage", "sgm-storage-", providers, Config.empty()).stream()
-            .filter(p -> p.name().equals(name))
-            .findFirst()
-            .orElseThrow(
-                () ->
-                    PluginLoader.startupError(
-                        "unknown storage '"
-                            + name
-                            + "' in "
-                            + ConfigLoader.STORAGE
-                            + "; available: "
-                            + providers.stream().map(StorageProvider::name).sorted().toList()));
+        PluginLoader.selectOne(
+            "storage",
+            ConfigLoader.STORAGE,
+            "sgm-storage-",
+            providers,
+            config.with(ConfigLoader.STORAGE, config.get(ConfigLoader.STORAGE, "h2")));
+    LOG.log(
+        System.Logger.Level.INFO,
+        "storage: {0} (available: {1})",
+        chosen.name(),
+        names(providers.stream().map(StorageProvider::name).sorted().toList()));
     Path dataDir = Path.of(config.get(ConfigLoader.DATA_DIR, "."));
     // The engine re-checks the scope of what any storage returns: one plugin's bug is not a leak.
-    return new ScopeCheckedStorage(chosen.create(config, () -> dataDir));
+    boolean inMemory = config.getBoolean(ConfigLoader.STORAGE_MEMORY, false);
+    return new ScopeCheckedStorage(chosen.create(config, StorageContext.of(dataDir, inMemory)));
   }
 
   @Provides

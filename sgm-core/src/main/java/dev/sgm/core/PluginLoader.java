@@ -70,19 +70,7 @@ final class PluginLoader {
     for (String key : List.of(kind + "s.enabled", kind + "s.disabled")) {
       for (String name : config.getList(key)) {
         if (!byName.containsKey(name)) {
-          throw startupError(
-              "unknown "
-                  + kind
-                  + " '"
-                  + name
-                  + "' in "
-                  + key
-                  + "; available: "
-                  + byName.keySet().stream().sorted().toList()
-                  + " (the artifact "
-                  + artifactPrefix
-                  + name
-                  + " provides it, when it exists)");
+          throw unknown(kind, name, key, byName.keySet(), artifactPrefix);
         }
       }
     }
@@ -92,6 +80,45 @@ final class PluginLoader {
         .filter(p -> active.contains(p.name()))
         .sorted(Comparator.comparingInt((P p) -> p.order()).thenComparing(PluginProvider::name))
         .toList();
+  }
+
+  /**
+   * The one provider of {@code kind} named by the configuration key {@code key} (a plugin kind of
+   * which exactly one runs, such as storage), with the same checks and messages as {@link #select}.
+   */
+  static <P extends PluginProvider<?, ?>> P selectOne(
+      String kind, String key, String artifactPrefix, Iterable<P> providers, Config config) {
+    List<P> all = select(kind, artifactPrefix, providers, Config.empty());
+    String name =
+        config.get(key).orElseThrow(() -> startupError("configuration " + key + ": is required"));
+    return all.stream()
+        .filter(p -> p.name().equals(name))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                unknown(
+                    kind,
+                    name,
+                    key,
+                    all.stream().map(PluginProvider::name).toList(),
+                    artifactPrefix));
+  }
+
+  private static SgmException unknown(
+      String kind, String name, String key, java.util.Collection<String> available, String prefix) {
+    return startupError(
+        "unknown "
+            + kind
+            + " '"
+            + name
+            + "' in "
+            + key
+            + "; available: "
+            + available.stream().sorted().toList()
+            + " (the artifact "
+            + prefix
+            + name
+            + " provides it, when it exists)");
   }
 
   private static String describe(Object provider) {

@@ -82,6 +82,26 @@ class DistributionIT {
   }
 
   @Test
+  void storageIsAPluginChosenByName() throws Exception {
+    Path dist = copy();
+    try (Stream<Path> plugins = Files.list(dist.resolve("plugins"))) {
+      for (Path jar :
+          plugins.filter(p -> p.getFileName().toString().startsWith("sgm-storage-h2")).toList()) {
+        Files.delete(jar);
+      }
+    }
+    // Without the embedded store the default names a storage that is not there.
+    Result without = sgm(dist, Map.of(), "discover", "--data", temp.resolve("no-h2").toString());
+    assertEquals(2, without.code(), without.err());
+    assertTrue(
+        without.err().contains("unknown storage 'h2' in storage; available: [postgres]"),
+        without.err());
+    Result memory = sgm(DIST, Map.of(), "discover", "--memory", "-D", "storage=postgres");
+    assertEquals(2, memory.code(), memory.err());
+    assertTrue(memory.err().contains("cannot run with storage.memory"), memory.err());
+  }
+
+  @Test
   void removingAPluginJarRemovesItsCapability() throws Exception {
     Path dist = copy();
     try (Stream<Path> plugins = Files.list(dist.resolve("plugins"))) {

@@ -1,4 +1,4 @@
-package dev.sgm.core;
+package dev.sgm.storage.h2;
 
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.SgmException;
@@ -13,8 +13,8 @@ import java.util.UUID;
 
 /**
  * Provides the embedded H2 store ({@code storage=h2}, the default): a database file under {@code
- * data.dir} with a page cache of {@code storage.h2.cache-mb} (64 MiB), or, with {@code
- * storage.memory=true}, a private in-memory database.
+ * data.dir} with a page cache of {@code storage.h2.cache-mb} (64 MiB), or, when the run keeps
+ * nothing ({@link StorageContext#inMemory()}), a private in-memory database.
  */
 public final class H2StorageProvider implements StorageProvider {
   /** The page cache of the file store, in MiB. */
@@ -27,7 +27,7 @@ public final class H2StorageProvider implements StorageProvider {
 
   @Override
   public Storage create(Config config, StorageContext context) {
-    if (config.getBoolean(ConfigLoader.STORAGE_MEMORY, false)) {
+    if (context.inMemory()) {
       String name = "sgm-" + UUID.randomUUID();
       return new H2Storage(
           "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;" + H2Storage.SESSION_SETTINGS,

@@ -1,4 +1,4 @@
-package dev.sgm.core;
+package dev.sgm.storage.postgres;
 
 import dev.sgm.api.Scope;
 import dev.sgm.api.ScopeMode;
@@ -11,24 +11,25 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Translates a {@link StorageQuery} into the SQL of the embedded store. Every value is a bind
- * parameter; only fixed fragments are concatenated.
+ * Translates a {@link StorageQuery} into the SQL of PostgreSQL (the same as the embedded store's:
+ * nothing here is dialect-specific). Every value is a bind parameter; only fixed fragments are
+ * concatenated.
  *
  * <p>A query is one count and one keyset page over {@code records}. (Text queries go to the search
  * index, not here.)
  */
-final class H2Query {
+final class PostgresQuery {
   private final StorageQuery query;
   private final String where;
   private final List<Object> whereParams;
 
-  private H2Query(StorageQuery query, String where, List<Object> whereParams) {
+  private PostgresQuery(StorageQuery query, String where, List<Object> whereParams) {
     this.query = query;
     this.where = where;
     this.whereParams = whereParams;
   }
 
-  static H2Query build(StorageQuery q, long mark) {
+  static PostgresQuery build(StorageQuery q, long mark) {
     List<Object> params = new ArrayList<>();
     StringBuilder where = new StringBuilder(" WHERE r.deleted = FALSE AND r.created_seq <= ?");
     params.add(mark);
@@ -80,7 +81,7 @@ final class H2Query {
       where.append(" AND r.updated_us > ?");
       params.add(q.updatedAfterMicros());
     }
-    return new H2Query(q, where.toString(), params);
+    return new PostgresQuery(q, where.toString(), params);
   }
 
   /** The condition that {@code column} holds a scope the query covers; adds its parameters. */

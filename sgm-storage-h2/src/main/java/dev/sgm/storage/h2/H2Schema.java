@@ -1,4 +1,4 @@
-package dev.sgm.core;
+package dev.sgm.storage.h2;
 
 import java.sql.Connection;
 import java.sql.ResultSet;

@@ -1,0 +1,912 @@
+package dev.sgm.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.sgm.api.ContentReference;
+import dev.sgm.api.ErrorCode;
+import dev.sgm.api.RetrieveQuery.OrderBy;
+import dev.sgm.api.Scope;
+import dev.sgm.api.ScopeMode;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.StoredContent;
+import dev.sgm.api.spi.Change;
+import dev.sgm.api.spi.ChangeBatch;
+import dev.sgm.api.spi.RecordIndex;
+import dev.sgm.api.spi.RecordIndex.FieldValue;
+import dev.sgm.api.spi.SnapshotEntry;
+import dev.sgm.api.spi.Storage;
+import dev.sgm.api.spi.StoragePage;
+import dev.sgm.api.spi.StorageQuery;
+import dev.sgm.api.spi.StoredRecord;
+import dev.sgm.api.spi.VersionEntry;
+import dev.sgm.api.spi.WriteLog;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The storage conformance suite: the semantics of the {@link Storage} SPI that the engine relies on
+ * and that no type signature states, checked against a real storage. Every storage plugin inherits
+ * it and passes it: rows kept exactly, atomic read-modify-write under concurrency (what {@code
+ * expected_version}, {@code if_absent} and {@code tasks.claim} stand on), a write sequence in
+ * commit order that a follower can trust, the version log and snapshots, content, and identity.
+ */
+public abstract class StorageTck {
+  private static final AtomicLong CLOCK = new AtomicLong(System.currentTimeMillis() * 1000);
+
+  /** The storage under test, for the current test. */
+  protected Storage storage;
+
+  /**
+   * A storage that holds nothing yet, opened for one test; the suite closes it. Each call starts
+   * from empty data (a new database, schema or file).
+   */
+  protected abstract Storage createEmpty();
+
+  /**
+   * The data of the storage last returned by {@link #createEmpty()} opened again, after the suite
+   * closed it: what a restart of the server sees.
+   */
+  protected abstract Storage reopen();
+
+  @BeforeEach
+  final void open() {
+    storage = createEmpty();
+  }
+
+  @AfterEach
+  final void closeStorage() {
+    if (storage != null) {
+      storage.close();
+    }
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  /** Distinct, increasing microsecond times, as the engine's clock gives them. */
+  protected static long now() {
+    return CLOCK.incrementAndGet();
+  }
+
+  protected static String doc(Scope scope, String id, long version, String content) {
+    return "{\"id\":\""
+        + id
+        + "\",\"type\":\"note\",\"scope\":"
+        + scope.toJson()
+        + ",\"version\":"
+        + version
+        + ",\"content\":\""
+        + content
+        + "\",\"n\":1.0}";
+  }
+
+  protected static StoredRecord row(Scope scope, String id, long version, String content) {
+    return row(scope, id, version, content, RecordIndex.NONE);
+  }
+
+  protected static StoredRecord row(
+      Scope scope, String id, long version, String content, RecordIndex index) {
+    long micros = now();
+    return StoredRecord.toWrite(
+        scope, id, "note", version, micros, micros, false, doc(scope, id, version, content), index);
+  }
+
+  protected static WriteLog stored(String writer, boolean keepVersion) {
+    return new WriteLog(Change.Kind.STORED, writer, keepVersion);
+  }
+
+  /** Writes one row in its own transaction. */
+  protected void put(StoredRecord row) {
+    put(row, stored("alice", false));
+  }
+
+  protected void put(StoredRecord row, WriteLog log) {
+    storage.inTransaction(
+        tx -> {
+          tx.findForUpdate(row.scope(), row.id());
+          tx.put(row, log);
+          return null;
+        });
+  }
+
+  protected static Scope scope(String project) {
+    return Scope.of("project", project);
+  }
+
+  protected static StorageQuery query(Scope scope, ScopeMode mode, int limit) {
+    return new StorageQuery(
+        scope,
+        mode,
+        List.of(),
+        List.of(),
+        List.of(),
+        false,
+        List.of(),
+        null,
+        null,
+        null,
+        OrderBy.UPDATED_AT,
+        false,
+        limit,
+        null,
+        -1);
+  }
+
+  private static List<String> ids(StoragePage page) {
+    List<String> ids = new ArrayList<>();
+    for (StoragePage.Row row : page.rows()) {
+      int at = row.document().indexOf("\"id\":\"") + 6;
+      ids.add(row.document().substring(at, row.document().indexOf('"', at)));
+    }
+    return ids;
+  }
+
+  private List<Change> allChangesAfter(long after) {
+    List<Change> all = new ArrayList<>();
+    long from = after;
+    while (true) {
+      ChangeBatch batch = storage.changesAfter(from, 1000);
+      all.addAll(batch.changes());
+      if (batch.changes().isEmpty() || batch.through() == from) {
+        return all;
+      }
+      from = batch.through();
+    }
+  }
+
+  private static <T> List<T> runConcurrently(int threads, Callable<T> task) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<T>> futures = new ArrayList<>();
+      for (int i = 0; i < threads; i++) {
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return task.call();
+                }));
+      }
+      start.countDown();
+      List<T> results = new ArrayList<>();
+      for (Future<T> future : futures) {
+        results.add(future.get(120, TimeUnit.SECONDS));
+      }
+      return results;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  // ---- rows ----------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName("a row is kept exactly as written and found by (scope, id)")
+  @Requirement(rule = "storage: put and find")
+  void rows_keptExactlyAndFoundByIdentity() {
+    Scope alpha = scope("alpha");
+    StoredRecord written = row(alpha, "a1", 1, "first");
+    put(written);
+    StoredRecord found = storage.find(alpha, "a1").orElseThrow();
+    assertEquals(written.document(), found.document(), "the document text, byte for byte");
+    assertEquals("note", found.type());
+    assertEquals(1, found.version());
+    assertEquals(written.createdMicros(), found.createdMicros());
+    assertEquals(written.updatedMicros(), found.updatedMicros());
+    assertFalse(found.deleted());
+    assertTrue(found.rowKey() > 0, "a row key is given");
+    assertTrue(found.createdSeq() > 0, "the creating write's sequence number is kept");
+    assertTrue(storage.find(scope("beta"), "a1").isEmpty(), "the same id in another scope");
+    assertTrue(storage.find(alpha, "a2").isEmpty());
+    put(row(scope("beta"), "a1", 1, "other"));
+    assertEquals(written.document(), storage.find(alpha, "a1").orElseThrow().document());
+    assertNotEquals(
+        found.rowKey(), storage.find(scope("beta"), "a1").orElseThrow().rowKey(), "two records");
+  }
+
+  @Test
+  @DisplayName("replacing a row keeps its row key and creation, and takes the new fields")
+  @Requirement(rule = "storage: replace")
+  void rows_replaceKeepsTheRowKey() {
+    Scope alpha = scope("alpha");
+    put(row(alpha, "a", 1, "one"));
+    StoredRecord first = storage.find(alpha, "a").orElseThrow();
+    StoredRecord second = row(alpha, "a", 2, "two");
+    put(second);
+    StoredRecord found = storage.find(alpha, "a").orElseThrow();
+    assertEquals(2, found.version());
+    assertEquals(second.document(), found.document());
+    assertEquals(first.rowKey(), found.rowKey());
+    assertEquals(first.createdSeq(), found.createdSeq(), "replaced, not re-created");
+    assertEquals(1, storage.countLive());
+  }
+
+  @Test
+  @DisplayName("a hidden row is found by identity but is not live, counted or queried")
+  @Requirement(rule = "storage: hidden rows")
+  void rows_hiddenRowsAreNotLive() {
+    Scope alpha = scope("alpha");
+    put(row(alpha, "shown", 1, "x"));
+    long micros = now();
+    put(
+        StoredRecord.toWrite(
+            alpha,
+            "hidden",
+            "note",
+            2,
+            micros,
+            micros,
+            true,
+            doc(alpha, "hidden", 2, "gone"),
+            RecordIndex.NONE),
+        new WriteLog(Change.Kind.DELETED, "alice", false));
+    StoredRecord hidden = storage.find(alpha, "hidden").orElseThrow();
+    assertTrue(hidden.deleted());
+    StoredRecord shown = storage.find(alpha, "shown").orElseThrow();
+    assertEquals(1, storage.countLive());
+    assertEquals(
+        List.of(shown.rowKey()),
+        storage.live(List.of(shown.rowKey(), hidden.rowKey())).stream()
+            .map(StoredRecord::rowKey)
+            .toList());
+    assertEquals(
+        List.of("shown"),
+        storage.scanLive(0, 10).stream().map(StoredRecord::id).toList(),
+        "a rebuild scans live rows only");
+    assertEquals(List.of("shown"), ids(storage.query(query(alpha, ScopeMode.EXACT, 10))));
+    List<String> all =
+        storage.inTransaction(tx -> tx.rows(alpha, false)).stream()
+            .map(StoredRecord::id)
+            .sorted()
+            .toList();
+    assertEquals(List.of("hidden", "shown"), all, "rows() includes hidden rows");
+  }
+
+  @Test
+  @DisplayName("remove deletes the row for good and logs a deletion")
+  @Requirement(rule = "storage: remove")
+  void rows_removeDeletesAndLogs() {
+    Scope alpha = scope("alpha");
+    put(row(alpha, "a", 1, "one"));
+    long mark = storage.committedSequence();
+    storage.inTransaction(
+        tx -> {
+          tx.remove(alpha, "a", new WriteLog(Change.Kind.DELETED, "bob", false));
+          return null;
+        });
+    assertTrue(storage.find(alpha, "a").isEmpty());
+    assertEquals(0, storage.countLive());
+    List<Change> changes = allChangesAfter(mark);
+    assertEquals(1, changes.size(), changes::toString);
+    assertEquals(Change.Kind.DELETED, changes.get(0).kind());
+    assertEquals(alpha, changes.get(0).scope());
+    assertEquals("a", changes.get(0).id());
+    assertNull(changes.get(0).current(), "no row any more");
+    // Removing what is not there changes nothing and logs nothing.
+    storage.inTransaction(
+        tx -> {
+          tx.remove(alpha, "never", new WriteLog(Change.Kind.DELETED, "bob", false));
+          return null;
+        });
+    assertEquals(1, allChangesAfter(mark).size());
+  }
+
+  @Test
+  @DisplayName("a transaction that throws leaves nothing behind: no row, no change, no sequence")
+  @Requirement(rule = "storage: atomic transactions")
+  void transactions_rollBackOnException() {
+    Scope alpha = scope("alpha");
+    put(row(alpha, "kept", 1, "x"));
+    long mark = storage.committedSequence();
+    RuntimeException thrown =
+        assertThrows(
+            IllegalStateException.class,
+            () ->
+                storage.inTransaction(
+                    tx -> {
+                      tx.put(row(alpha, "lost", 1, "y"), stored("alice", true));
+                      tx.put(row(alpha, "kept", 2, "z"), stored("alice", true));
+                      throw new IllegalStateException("the work failed");
+                    }));
+    assertEquals("the work failed", thrown.getMessage(), "the work's own exception comes out");
+    assertTrue(storage.find(alpha, "lost").isEmpty());
+    assertEquals(1, storage.find(alpha, "kept").orElseThrow().version());
+    assertEquals(List.of(), allChangesAfter(mark));
+    assertEquals(
+        List.of(),
+        storage.inTransaction(tx -> tx.versions(alpha, "lost", Long.MAX_VALUE, 10)),
+        "no version logged");
+  }
+
+  @Test
+  @DisplayName("SgmExceptions thrown by the work come out unchanged and roll back")
+  @Requirement(rule = "storage: atomic transactions")
+  void transactions_engineErrorsPassThrough() {
+    Scope alpha = scope("alpha");
+    SgmException e =
+        assertThrows(
+            SgmException.class,
+            () ->
+                storage.inTransaction(
+                    tx -> {
+                      tx.put(row(alpha, "x", 1, "y"), stored("alice", false));
+                      throw new SgmException(ErrorCode.CONFLICT, "version mismatch");
+                    }));
+    assertEquals(ErrorCode.CONFLICT, e.code());
+    assertTrue(storage.find(alpha, "x").isEmpty());
+  }
+
+  // ---- atomicity under concurrency -----------------------------------------------------------
+
+  @Test
+  @DisplayName("read-modify-write through findForUpdate loses no update under contention")
+  @Requirement(rule = "storage: expected_version atomicity")
+  void concurrency_readModifyWriteLosesNoUpdate() throws Exception {
+    Scope alpha = scope("alpha");
+    int threads = 8;
+    int each = 25;
+    List<List<Long>> versions =
+        runConcurrently(
+            threads,
+            () -> {
+              List<Long> mine = new ArrayList<>();
+              for (int i = 0; i < each; i++) {
+                mine.add(
+                    storage.inTransaction(
+                        tx -> {
+                          long next =
+                              tx.findForUpdate(alpha, "counter")
+                                      .map(StoredRecord::version)
+                                      .orElse(0L)
+                                  + 1;
+                          tx.put(row(alpha, "counter", next, "v" + next), stored("t", false));
+                          return next;
+                        }));
+              }
+              return mine;
+            });
+    Set<Long> seen = new TreeSet<>();
+    versions.forEach(seen::addAll);
+    assertEquals(threads * each, seen.size(), "no two writers got the same version");
+    assertEquals(threads * each, storage.find(alpha, "counter").orElseThrow().version());
+  }
+
+  @Test
+  @DisplayName("create-if-absent has exactly one winner among concurrent writers")
+  @Requirement(rule = "storage: if_absent atomicity")
+  void concurrency_ifAbsentHasOneWinner() throws Exception {
+    Scope alpha = scope("alpha");
+    for (int round = 0; round < 10; round++) {
+      String id = "claim-" + round;
+      List<Boolean> won =
+          runConcurrently(
+              8,
+              () ->
+                  storage.inTransaction(
+                      tx -> {
+                        if (tx.findForUpdate(alpha, id).isPresent()) {
+                          return false;
+                        }
+                        tx.put(
+                            row(alpha, id, 1, Thread.currentThread().getName()),
+                            stored("t", false));
+                        return true;
+                      }));
+      assertEquals(1, Collections.frequency(won, true), "round " + round + ": " + won);
+    }
+    assertEquals(10, storage.countLive());
+  }
+
+  @Test
+  @DisplayName("concurrent writers of different records all land")
+  @Requirement(rule = "storage: concurrency")
+  void concurrency_independentWritesAllLand() throws Exception {
+    AtomicInteger next = new AtomicInteger();
+    runConcurrently(
+        8,
+        () -> {
+          for (int i = 0; i < 40; i++) {
+            int n = next.incrementAndGet();
+            put(row(scope("p" + (n % 5)), "r" + n, 1, "c" + n));
+          }
+          return null;
+        });
+    assertEquals(320, storage.countLive());
+    assertEquals(320, allChangesAfter(0).size());
+  }
+
+  // ---- the commit-ordered sequence -----------------------------------------------------------
+
+  @Test
+  @DisplayName("changes come in sequence order, each once, with the row as it is now")
+  @Requirement(rule = "storage: change log")
+  void sequence_changesInOrderWithTheCurrentRow() {
+    Scope alpha = scope("alpha");
+    long mark = storage.committedSequence();
+    put(row(alpha, "a", 1, "one"));
+    put(row(alpha, "b", 1, "one"));
+    put(row(alpha, "a", 2, "two"));
+    List<Change> changes = allChangesAfter(mark);
+    assertEquals(List.of("a", "b", "a"), changes.stream().map(Change::id).toList());
+    for (int i = 1; i < changes.size(); i++) {
+      assertTrue(changes.get(i).seq() > changes.get(i - 1).seq(), changes::toString);
+    }
+    assertTrue(changes.get(0).seq() > mark);
+    assertEquals(2, changes.get(0).current().version(), "the row now, not as it was then");
+    assertEquals(Change.Kind.STORED, changes.get(0).kind());
+    assertTrue(
+        storage.committedSequence() >= changes.get(2).seq(),
+        "committedSequence covers every committed write");
+    assertEquals(
+        storage.find(alpha, "b").orElseThrow().createdSeq(),
+        changes.get(1).seq(),
+        "createdSeq is the creating write's number");
+  }
+
+  @Test
+  @DisplayName("one transaction's writes get consecutive numbers in the order they were made")
+  @Requirement(rule = "storage: change log")
+  void sequence_aTransactionsWritesAreNumberedInOrder() {
+    Scope alpha = scope("alpha");
+    long mark = storage.committedSequence();
+    storage.inTransaction(
+        tx -> {
+          tx.put(row(alpha, "x", 1, "1"), stored("a", false));
+          tx.put(row(alpha, "y", 1, "1"), stored("a", false));
+          tx.put(row(alpha, "z", 1, "1"), stored("a", false));
+          return null;
+        });
+    List<Change> changes = allChangesAfter(mark);
+    assertEquals(List.of("x", "y", "z"), changes.stream().map(Change::id).toList());
+    assertEquals(changes.get(0).seq() + 2, changes.get(2).seq(), changes::toString);
+  }
+
+  @Test
+  @DisplayName("changesAfter pages by limit and resumes from 'through' without gaps or repeats")
+  @Requirement(rule = "storage: change log paging")
+  void sequence_pagingResumesWithoutGapsOrRepeats() {
+    Scope alpha = scope("alpha");
+    long mark = storage.committedSequence();
+    for (int i = 0; i < 10; i++) {
+      put(row(alpha, "r" + i, 1, "c"));
+    }
+    List<String> seen = new ArrayList<>();
+    long from = mark;
+    for (int guard = 0; guard < 20; guard++) {
+      ChangeBatch batch = storage.changesAfter(from, 3);
+      assertTrue(batch.changes().size() <= 3);
+      if (batch.changes().isEmpty()) {
+        break;
+      }
+      assertEquals(
+          batch.changes().get(batch.changes().size() - 1).seq(),
+          batch.through(),
+          "a full page is caught up to its last change");
+      batch.changes().forEach(c -> seen.add(c.id()));
+      from = batch.through();
+    }
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      expected.add("r" + i);
+    }
+    assertEquals(expected, seen);
+    ChangeBatch idle = storage.changesAfter(from, 3);
+    assertEquals(List.of(), idle.changes());
+    assertTrue(idle.through() >= from, "through never goes back");
+  }
+
+  @Test
+  @DisplayName("a follower reading while others commit never misses a change (commit order)")
+  @Requirement(rule = "storage: commit-ordered sequence")
+  void sequence_aFollowerNeverMissesAChange() throws Exception {
+    long mark = storage.committedSequence();
+    AtomicBoolean writing = new AtomicBoolean(true);
+    List<Change> followed = Collections.synchronizedList(new ArrayList<>());
+    Thread follower =
+        Thread.ofPlatform()
+            .start(
+                () -> {
+                  long from = mark;
+                  while (true) {
+                    boolean last = !writing.get();
+                    ChangeBatch batch = storage.changesAfter(from, 50);
+                    followed.addAll(batch.changes());
+                    from = batch.through();
+                    if (last && batch.changes().isEmpty()) {
+                      return;
+                    }
+                  }
+                });
+    AtomicInteger next = new AtomicInteger();
+    try {
+      runConcurrently(
+          8,
+          () -> {
+            for (int i = 0; i < 30; i++) {
+              int n = next.incrementAndGet();
+              // Transactions of different lengths, so that they commit out of start order.
+              storage.inTransaction(
+                  tx -> {
+                    for (int k = 0; k <= n % 3; k++) {
+                      tx.put(row(scope("f"), "r" + n + "-" + k, 1, "c"), stored("w", false));
+                    }
+                    return null;
+                  });
+            }
+            return null;
+          });
+    } finally {
+      writing.set(false);
+      follower.join(60_000);
+    }
+    List<Change> all = allChangesAfter(mark);
+    List<Long> allSeqs = all.stream().map(Change::seq).toList();
+    List<Long> followedSeqs = followed.stream().map(Change::seq).toList();
+    assertEquals(new HashSet<>(allSeqs).size(), allSeqs.size(), "no number used twice");
+    assertEquals(allSeqs, followedSeqs, "the follower saw every change once, in order");
+    int writes = 0;
+    for (int n = 1; n <= 240; n++) {
+      writes += n % 3 + 1;
+    }
+    assertEquals(writes, all.size());
+  }
+
+  // ---- live rows -----------------------------------------------------------------------------
+
+  @Test
+  @DisplayName("live, scanLive and countLive see the live rows by row key")
+  @Requirement(rule = "storage: live rows")
+  void live_byRowKeyScanAndCount() {
+    List<Long> keys = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      put(row(scope("s" + i), "r" + i, 1, "c"));
+      keys.add(storage.find(scope("s" + i), "r" + i).orElseThrow().rowKey());
+    }
+    assertEquals(5, storage.countLive());
+    List<Long> found =
+        new ArrayList<>(
+            storage.live(List.of(keys.get(3), keys.get(1), 999_999_999L)).stream()
+                .map(StoredRecord::rowKey)
+                .toList());
+    Collections.sort(found);
+    assertEquals(List.of(keys.get(1), keys.get(3)), found, "missing keys are left out");
+    assertEquals(List.of(), storage.live(List.of()));
+    List<Long> scanned = new ArrayList<>();
+    long after = 0;
+    for (List<StoredRecord> page = storage.scanLive(after, 2);
+        !page.isEmpty();
+        page = storage.scanLive(after, 2)) {
+      assertTrue(page.size() <= 2);
+      for (StoredRecord r : page) {
+        assertTrue(r.rowKey() > after, "row-key order");
+        after = r.rowKey();
+        scanned.add(r.rowKey());
+      }
+    }
+    List<Long> sorted = new ArrayList<>(keys);
+    Collections.sort(sorted);
+    assertEquals(sorted, scanned);
+    StoredRecord one = storage.live(List.of(keys.get(2))).get(0);
+    assertEquals(scope("s2"), one.scope());
+    assertEquals("r2", one.id());
+    assertEquals(doc(scope("s2"), "r2", 1, "c"), one.document());
+  }
+
+  // ---- queries -------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName("a query filters by scope mode, tags and fields, orders by time and pages")
+  @Requirement(rule = "storage: query")
+  void query_filtersOrdersAndPages() {
+    Scope project = scope("q");
+    Scope session = Scope.of("project", "q", "session", "s1");
+    Scope sibling = scope("q2");
+    RecordIndex red =
+        new RecordIndex(List.of("red"), List.of(new FieldValue("data.state", "open")));
+    RecordIndex blue =
+        new RecordIndex(List.of("blue"), List.of(new FieldValue("data.state", "done")));
+    put(row(project, "p1", 1, "c", red));
+    put(row(project, "p2", 1, "c", blue));
+    put(row(session, "s1", 1, "c", red));
+    put(row(sibling, "x1", 1, "c", red));
+    put(row(project, "p3", 1, "c", red));
+
+    StoragePage exact = storage.query(query(project, ScopeMode.EXACT, 10));
+    assertEquals(List.of("p3", "p2", "p1"), ids(exact), "newest first");
+    assertEquals(3, exact.total());
+    assertEquals(
+        List.of("p3", "s1", "p2", "p1"),
+        ids(storage.query(query(project, ScopeMode.DESCENDANTS, 10))));
+    assertEquals(
+        List.of("p3", "p2", "p1"),
+        ids(storage.query(query(session, ScopeMode.ANCESTORS, 10))).stream()
+            .filter(id -> id.startsWith("p"))
+            .toList());
+    StorageQuery tagged =
+        new StorageQuery(
+            project,
+            ScopeMode.DESCENDANTS,
+            List.of(),
+            List.of(),
+            List.of("red"),
+            false,
+            List.of(new FieldValue("data.state", "open")),
+            null,
+            null,
+            null,
+            OrderBy.UPDATED_AT,
+            true,
+            10,
+            null,
+            -1);
+    assertEquals(List.of("p1", "s1", "p3"), ids(storage.query(tagged)), "oldest first");
+
+    StorageQuery oldestFirst =
+        new StorageQuery(
+            project,
+            ScopeMode.EXACT,
+            List.of(),
+            List.of(),
+            List.of(),
+            false,
+            List.of(),
+            null,
+            null,
+            null,
+            OrderBy.CREATED_AT,
+            true,
+            2,
+            null,
+            -1);
+    StoragePage first = storage.query(oldestFirst);
+    assertEquals(List.of("p1", "p2"), ids(first));
+    assertEquals(3, first.total(), "total counts every match, not the page");
+    put(row(project, "p4", 1, "c"));
+    StoragePage.Row last = first.rows().get(1);
+    StorageQuery second =
+        new StorageQuery(
+            project,
+            ScopeMode.EXACT,
+            List.of(),
+            List.of(),
+            List.of(),
+            false,
+            List.of(),
+            null,
+            null,
+            null,
+            OrderBy.CREATED_AT,
+            true,
+            2,
+            last.position(),
+            first.mark());
+    StoragePage rest = storage.query(second);
+    assertEquals(List.of("p3"), ids(rest), "a row created after the mark is left out");
+    assertEquals(3, rest.total(), "counted at the mark");
+  }
+
+  // ---- commits, identity, durability ---------------------------------------------------------
+
+  @Test
+  @DisplayName("onCommit listeners run after each commit that wrote something")
+  @Requirement(rule = "storage: onCommit")
+  void onCommit_runsAfterWritingCommits() {
+    Scope alpha = scope("alpha");
+    AtomicInteger calls = new AtomicInteger();
+    List<Boolean> visible = Collections.synchronizedList(new ArrayList<>());
+    storage.onCommit(
+        () -> {
+          calls.incrementAndGet();
+          visible.add(storage.committedSequence() > 0);
+        });
+    put(row(alpha, "a", 1, "x"));
+    assertEquals(1, calls.get());
+    storage.inTransaction(tx -> tx.findForUpdate(alpha, "a"));
+    assertEquals(1, calls.get(), "a transaction that wrote nothing notifies nobody");
+    assertThrows(
+        IllegalStateException.class,
+        () ->
+            storage.inTransaction(
+                tx -> {
+                  tx.put(row(alpha, "b", 1, "x"), stored("a", false));
+                  throw new IllegalStateException("rolled back");
+                }));
+    assertEquals(1, calls.get(), "a rolled-back transaction notifies nobody");
+    put(row(alpha, "c", 1, "x"));
+    assertEquals(2, calls.get());
+    assertEquals(List.of(true, true), visible, "the write is committed when listeners run");
+  }
+
+  @Test
+  @DisplayName("the identity is stable across opens and differs between stores")
+  @Requirement(rule = "storage: identity")
+  void identity_stableAcrossOpensAndDistinct() {
+    String identity = storage.identity();
+    assertFalse(identity.isBlank());
+    assertEquals(identity, storage.identity());
+    put(row(scope("alpha"), "a", 1, "x"));
+    storage.close();
+    storage = reopen();
+    assertEquals(identity, storage.identity(), "the same data, the same identity");
+    storage.close();
+    storage = createEmpty();
+    assertNotEquals(identity, storage.identity(), "other data, another identity");
+  }
+
+  @Test
+  @DisplayName("what was committed is there after the storage is closed and opened again")
+  @Requirement(rule = "storage: durability")
+  void durability_committedDataSurvivesAReopen() {
+    Scope alpha = scope("alpha");
+    put(row(alpha, "a", 1, "one"), stored("alice", true));
+    put(row(alpha, "a", 2, "two"), stored("alice", true));
+    storage.putContent(new ContentReference("ab".repeat(32), "utf-8", 3), "abc".getBytes());
+    long sequence = storage.committedSequence();
+    String document = storage.find(alpha, "a").orElseThrow().document();
+    storage.close();
+    storage = reopen();
+    assertEquals(document, storage.find(alpha, "a").orElseThrow().document());
+    assertEquals(sequence, storage.committedSequence(), "the sequence goes on where it was");
+    assertEquals(
+        2, storage.inTransaction(tx -> tx.versions(alpha, "a", Long.MAX_VALUE, 10)).size());
+    assertTrue(storage.getContent("ab".repeat(32)).isPresent());
+    put(row(alpha, "b", 1, "x"));
+    List<Change> after = allChangesAfter(sequence);
+    assertEquals(1, after.size());
+    assertTrue(after.get(0).seq() > sequence, "numbers are never reused after a restart");
+  }
+
+  // ---- version log and snapshots -------------------------------------------------------------
+
+  @Test
+  @DisplayName("the version log keeps what history asks for, newest first, with writer and time")
+  @Requirement(rule = "storage: version log")
+  void versions_keptNewestFirstWhenAsked() {
+    Scope alpha = scope("alpha");
+    put(row(alpha, "a", 1, "one"), stored("alice", true));
+    put(row(alpha, "a", 2, "two"), stored("bob", false));
+    StoredRecord third = row(alpha, "a", 3, "three");
+    put(third, stored("carol", true));
+    storage.inTransaction(
+        tx -> {
+          tx.remove(alpha, "a", new WriteLog(Change.Kind.DELETED, "dave", true));
+          return null;
+        });
+    List<VersionEntry> log =
+        storage.inTransaction(tx -> tx.versions(alpha, "a", Long.MAX_VALUE, 10));
+    assertEquals(
+        List.of("dave", "carol", "alice"), log.stream().map(VersionEntry::writer).toList());
+    assertTrue(log.get(0).deleted(), "the removal is a tombstone");
+    assertEquals(third.document(), log.get(0).document(), "carrying what was deleted");
+    assertEquals(3, log.get(1).version());
+    assertEquals(third.document(), log.get(1).document());
+    assertEquals(third.updatedMicros(), log.get(1).writtenMicros());
+    assertTrue(log.get(0).seq() > log.get(1).seq() && log.get(1).seq() > log.get(2).seq());
+    List<VersionEntry> older =
+        storage.inTransaction(tx -> tx.versions(alpha, "a", log.get(1).seq(), 10));
+    assertEquals(List.of(1L), older.stream().map(VersionEntry::version).toList(), "before a seq");
+    assertEquals(1, storage.inTransaction(tx -> tx.versions(alpha, "a", Long.MAX_VALUE, 1)).size());
+    assertEquals(
+        List.of(),
+        storage.inTransaction(tx -> tx.versions(scope("beta"), "a", Long.MAX_VALUE, 10)));
+  }
+
+  @Test
+  @DisplayName("stateAt answers each record's latest logged entry at a sequence number")
+  @Requirement(rule = "storage: version log")
+  void versions_stateAtASequence() {
+    Scope project = scope("alpha");
+    Scope session = Scope.of("project", "alpha", "session", "s");
+    put(row(project, "a", 1, "a1"), stored("w", true));
+    put(row(session, "n", 1, "n1"), stored("w", true));
+    long at = storage.committedSequence();
+    put(row(project, "a", 2, "a2"), stored("w", true));
+    put(row(project, "b", 1, "b1"), stored("w", true));
+    storage.inTransaction(
+        tx -> {
+          tx.remove(session, "n", new WriteLog(Change.Kind.DELETED, "w", true));
+          return null;
+        });
+    List<VersionEntry> then = storage.inTransaction(tx -> tx.stateAt(project, false, at));
+    assertEquals(List.of("a@1"), then.stream().map(e -> e.id() + "@" + e.version()).toList());
+    List<VersionEntry> withNarrower = storage.inTransaction(tx -> tx.stateAt(project, true, at));
+    assertEquals(
+        Set.of("a@1", "n@1"),
+        Set.copyOf(withNarrower.stream().map(e -> e.id() + "@" + e.version()).toList()));
+    List<VersionEntry> nowAll =
+        storage.inTransaction(tx -> tx.stateAt(project, true, storage.committedSequence()));
+    assertEquals(3, nowAll.size(), nowAll::toString);
+    assertTrue(
+        nowAll.stream().anyMatch(e -> e.id().equals("n") && e.deleted()), "tombstones included");
+  }
+
+  @Test
+  @DisplayName("snapshots are kept by (scope, name), listed newest first, and never replaced")
+  @Requirement(rule = "storage: snapshots")
+  void snapshots_keptListedAndUnique() {
+    Scope alpha = scope("alpha");
+    put(row(alpha, "a", 1, "x"), stored("w", true));
+    long first = storage.inTransaction(tx -> tx.currentSequence());
+    storage.inTransaction(
+        tx -> {
+          tx.putSnapshot(new SnapshotEntry(alpha, "before", false, first, now(), "alice"));
+          return null;
+        });
+    put(row(alpha, "a", 2, "y"), stored("w", true));
+    long second = storage.inTransaction(tx -> tx.currentSequence());
+    assertTrue(second > first);
+    storage.inTransaction(
+        tx -> {
+          tx.putSnapshot(new SnapshotEntry(alpha, "after", true, second, now(), "bob"));
+          return null;
+        });
+    Optional<SnapshotEntry> before = storage.inTransaction(tx -> tx.snapshot(alpha, "before"));
+    assertEquals(first, before.orElseThrow().seq());
+    assertEquals("alice", before.get().createdBy());
+    assertFalse(before.get().descendants());
+    assertTrue(storage.inTransaction(tx -> tx.snapshot(scope("beta"), "before")).isEmpty());
+    assertEquals(
+        List.of("after", "before"),
+        storage.inTransaction(tx -> tx.snapshots(alpha)).stream()
+            .map(SnapshotEntry::name)
+            .toList());
+    SgmException e =
+        assertThrows(
+            SgmException.class,
+            () ->
+                storage.inTransaction(
+                    tx -> {
+                      tx.putSnapshot(new SnapshotEntry(alpha, "before", false, second, now(), "x"));
+                      return null;
+                    }));
+    assertEquals(ErrorCode.CONFLICT, e.code());
+    assertEquals(first, storage.inTransaction(tx -> tx.snapshot(alpha, "before")).get().seq());
+  }
+
+  // ---- content -------------------------------------------------------------------------------
+
+  @Test
+  @DisplayName("content is kept under its hash, byte for byte; the same hash again changes nothing")
+  @Requirement(rule = "storage: content")
+  void content_keptByHash() {
+    byte[] bytes = "héllo\u0000world".getBytes(StandardCharsets.UTF_8);
+    ContentReference reference = new ContentReference("cd".repeat(32), "utf-8", bytes.length);
+    storage.putContent(reference, bytes);
+    storage.putContent(reference, bytes);
+    StoredContent found = storage.getContent(reference.hash()).orElseThrow();
+    assertEquals(reference, found.reference());
+    assertTrue(java.util.Arrays.equals(bytes, found.bytes()));
+    assertTrue(storage.getContent("ef".repeat(32)).isEmpty());
+  }
+
+  @Test
+  @DisplayName("describe names where the data lives")
+  @Requirement(rule = "storage: describe", level = Requirement.Level.SHOULD)
+  void describe_namesTheStore() {
+    assertFalse(storage.describe().isBlank());
+    assertFalse(storage.describe().toLowerCase(java.util.Locale.ROOT).contains("password"));
+  }
+}

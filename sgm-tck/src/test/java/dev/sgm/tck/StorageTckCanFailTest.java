@@ -1,0 +1,313 @@
+package dev.sgm.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import dev.sgm.api.ContentReference;
+import dev.sgm.api.Scope;
+import dev.sgm.api.StoredContent;
+import dev.sgm.api.spi.ChangeBatch;
+import dev.sgm.api.spi.SnapshotEntry;
+import dev.sgm.api.spi.Storage;
+import dev.sgm.api.spi.StoragePage;
+import dev.sgm.api.spi.StorageQuery;
+import dev.sgm.api.spi.StorageTransaction;
+import dev.sgm.api.spi.StoredRecord;
+import dev.sgm.api.spi.VersionEntry;
+import dev.sgm.api.spi.WriteLog;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+/**
+ * Proves the storage suite can fail: each broken storage wraps the real H2 store and breaks one
+ * rule, and the suite's tests of that rule must fail while the healthy store fails none.
+ */
+class StorageTckCanFailTest {
+
+  /** The real store with one thing broken by a subclass. */
+  abstract static class Broken implements Storage {
+    final Storage real;
+
+    Broken(Storage real) {
+      this.real = real;
+    }
+
+    @Override
+    public <T> T inTransaction(Function<StorageTransaction, T> work) {
+      return real.inTransaction(work);
+    }
+
+    @Override
+    public Optional<StoredRecord> find(Scope scope, String id) {
+      return real.find(scope, id);
+    }
+
+    @Override
+    public StoragePage query(StorageQuery query) {
+      return real.query(query);
+    }
+
+    @Override
+    public long committedSequence() {
+      return real.committedSequence();
+    }
+
+    @Override
+    public ChangeBatch changesAfter(long after, int limit) {
+      return real.changesAfter(after, limit);
+    }
+
+    @Override
+    public List<StoredRecord> live(Collection<Long> rowKeys) {
+      return real.live(rowKeys);
+    }
+
+    @Override
+    public List<StoredRecord> scanLive(long afterRowKey, int limit) {
+      return real.scanLive(afterRowKey, limit);
+    }
+
+    @Override
+    public long countLive() {
+      return real.countLive();
+    }
+
+    @Override
+    public void onCommit(Runnable listener) {
+      real.onCommit(listener);
+    }
+
+    @Override
+    public String identity() {
+      return real.identity();
+    }
+
+    @Override
+    public void putContent(ContentReference reference, byte[] bytes) {
+      real.putContent(reference, bytes);
+    }
+
+    @Override
+    public Optional<StoredContent> getContent(String hash) {
+      return real.getContent(hash);
+    }
+
+    @Override
+    public String describe() {
+      return real.describe();
+    }
+
+    @Override
+    public void close() {
+      real.close();
+    }
+  }
+
+  /** The suite over a broken store made by {@link #broken}. */
+  abstract static class BrokenSuite extends StorageTck {
+    private Path dir;
+
+    abstract Storage broken(Storage real);
+
+    @Override
+    protected Storage createEmpty() {
+      dir = H2StorageTest.newDirectory();
+      return broken(H2StorageTest.openIn(dir));
+    }
+
+    @Override
+    protected Storage reopen() {
+      return broken(H2StorageTest.openIn(dir));
+    }
+  }
+
+  /** findForUpdate reads without locking: two read-modify-writes can interleave. */
+  static class LockFree extends BrokenSuite {
+    @Override
+    Storage broken(Storage real) {
+      return new Broken(real) {
+        @Override
+        public <T> T inTransaction(Function<StorageTransaction, T> work) {
+          return real.inTransaction(tx -> work.apply(unlocked(tx, real)));
+        }
+      };
+    }
+  }
+
+  private static StorageTransaction unlocked(StorageTransaction tx, Storage real) {
+    return new StorageTransaction() {
+      @Override
+      public Optional<StoredRecord> findForUpdate(Scope scope, String id) {
+        Optional<StoredRecord> found = real.find(scope, id);
+        // Give the other writers time to read the same version.
+        Thread.yield();
+        return found;
+      }
+
+      @Override
+      public void put(StoredRecord record, WriteLog log) {
+        tx.put(record, log);
+      }
+
+      @Override
+      public void remove(Scope scope, String id, WriteLog log) {
+        tx.remove(scope, id, log);
+      }
+
+      @Override
+      public List<StoredRecord> rows(Scope scope, boolean descendants) {
+        return tx.rows(scope, descendants);
+      }
+
+      @Override
+      public List<VersionEntry> versions(Scope scope, String id, long beforeSeq, int limit) {
+        return tx.versions(scope, id, beforeSeq, limit);
+      }
+
+      @Override
+      public List<VersionEntry> stateAt(Scope scope, boolean descendants, long seq) {
+        return tx.stateAt(scope, descendants, seq);
+      }
+
+      @Override
+      public long currentSequence() {
+        return tx.currentSequence();
+      }
+
+      @Override
+      public void putSnapshot(SnapshotEntry snapshot) {
+        tx.putSnapshot(snapshot);
+      }
+
+      @Override
+      public Optional<SnapshotEntry> snapshot(Scope scope, String name) {
+        return tx.snapshot(scope, name);
+      }
+
+      @Override
+      public List<SnapshotEntry> snapshots(Scope scope) {
+        return tx.snapshots(scope);
+      }
+    };
+  }
+
+  /** A full batch of changes loses its last change but says it is caught up past it. */
+  static class GappyChanges extends BrokenSuite {
+    @Override
+    Storage broken(Storage real) {
+      return new Broken(real) {
+        @Override
+        public ChangeBatch changesAfter(long after, int limit) {
+          ChangeBatch batch = real.changesAfter(after, limit);
+          if (batch.changes().size() < limit || limit < 2) {
+            return batch;
+          }
+          return new ChangeBatch(
+              batch.changes().subList(0, batch.changes().size() - 1), batch.through());
+        }
+      };
+    }
+  }
+
+  /** The identity is made up anew on every open. */
+  static class ForgetfulIdentity extends BrokenSuite {
+    @Override
+    Storage broken(Storage real) {
+      String made = UUID.randomUUID().toString();
+      return new Broken(real) {
+        @Override
+        public String identity() {
+          return made;
+        }
+      };
+    }
+  }
+
+  /** Listeners are told before the commit, and for transactions that wrote nothing too. */
+  static class EagerListeners extends BrokenSuite {
+    @Override
+    Storage broken(Storage real) {
+      return new Broken(real) {
+        private final List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void onCommit(Runnable listener) {
+          listeners.add(listener);
+        }
+
+        @Override
+        public <T> T inTransaction(Function<StorageTransaction, T> work) {
+          listeners.forEach(Runnable::run);
+          return real.inTransaction(work);
+        }
+      };
+    }
+  }
+
+  private static Set<String> failed(Class<?> suite) {
+    Set<String> failed = new TreeSet<>();
+    LauncherFactory.create()
+        .execute(
+            LauncherDiscoveryRequestBuilder.request().selectors(selectClass(suite)).build(),
+            new TestExecutionListener() {
+              @Override
+              public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                if (id.isTest()
+                    && id.getSource().orElse(null) instanceof MethodSource m
+                    && result.getStatus() == TestExecutionResult.Status.FAILED) {
+                  failed.add(m.getMethodName());
+                }
+              }
+            });
+    return failed;
+  }
+
+  @Test
+  void theHealthyStoreFailsNothing() {
+    assertEquals(Set.of(), failed(H2StorageTest.class));
+  }
+
+  @Test
+  void readingWithoutALockLosesUpdates() {
+    Set<String> failed = failed(LockFree.class);
+    assertTrue(failed.contains("concurrency_readModifyWriteLosesNoUpdate"), failed::toString);
+    assertTrue(
+        Set.of("concurrency_readModifyWriteLosesNoUpdate", "concurrency_ifAbsentHasOneWinner")
+            .containsAll(failed),
+        failed::toString);
+  }
+
+  @Test
+  void aFollowerThatSkipsChangesIsCaught() {
+    Set<String> failed = failed(GappyChanges.class);
+    assertTrue(failed.contains("sequence_pagingResumesWithoutGapsOrRepeats"), failed::toString);
+    assertTrue(
+        Set.of("sequence_pagingResumesWithoutGapsOrRepeats", "sequence_aFollowerNeverMissesAChange")
+            .containsAll(failed),
+        failed::toString);
+  }
+
+  @Test
+  void anIdentityThatChangesOnReopenIsCaught() {
+    assertEquals(Set.of("identity_stableAcrossOpensAndDistinct"), failed(ForgetfulIdentity.class));
+  }
+
+  @Test
+  void listenersToldBeforeTheCommitAreCaught() {
+    assertEquals(Set.of("onCommit_runsAfterWritingCommits"), failed(EagerListeners.class));
+  }
+}
