@@ -233,7 +233,7 @@ class AuthorizationTest {
             "Basic abc",
             "Bearer sgm_00",
             "Bearer " + created.token() + "x",
-            "Bearer " + created.token().substring(0, created.token().length() - 1) + "A"
+            "Bearer " + otherLastCharacter(created.token())
           }) {
         SgmException e =
             assertThrows(
@@ -248,5 +248,11 @@ class AuthorizationTest {
                   () -> secured.service().authenticate("http", "Bearer " + created.token()))
               .code());
     }
+  }
+
+  /** The token with its last character changed (to one it is not). */
+  private static String otherLastCharacter(String token) {
+    char last = token.charAt(token.length() - 1);
+    return token.substring(0, token.length() - 1) + (last == 'A' ? 'B' : 'A');
   }
 }

@@ -83,7 +83,7 @@ class HttpFuzzTest {
       HttpRequest sent = builder.build();
       String problem;
       try {
-        problem = problem(http.send(sent, HttpResponse.BodyHandlers.ofString()));
+        problem = problem(send(http, sent));
       } catch (java.io.IOException e) {
         problem = "no answer: " + e + " to " + sent.headers().map();
       }
@@ -102,6 +102,23 @@ class HttpFuzzTest {
       }
     }
     return failures;
+  }
+
+  /**
+   * Sends {@code request}, once more on a new connection if the server had closed the pooled one it
+   * went out on: HTTP/1.1 lets a server close an idle kept-alive connection, and a client then
+   * retries. A server that stopped answering fails the second attempt too.
+   */
+  private static HttpResponse<String> send(HttpClient http, HttpRequest request)
+      throws java.io.IOException, InterruptedException {
+    try {
+      return http.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (java.io.IOException e) {
+      try (HttpClient fresh =
+          HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+        return fresh.send(request, HttpResponse.BodyHandlers.ofString());
+      }
+    }
   }
 
   /** What is wrong with an answer, or null. */
