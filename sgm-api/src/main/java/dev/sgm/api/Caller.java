@@ -11,16 +11,28 @@ import java.util.Optional;
  * @param origin the transport the call came through ({@code grpc}, {@code http}, {@code mcp},
  *     {@code cli}, {@code embedded}); it becomes {@code provenance.origin} when a record does not
  *     name one
+ * @param grants what the caller may do; {@link Grants#OWNER} when authentication is off
  */
-public record Caller(Optional<String> principal, String origin) {
+public record Caller(Optional<String> principal, String origin, Grants grants) {
   public Caller {
     Objects.requireNonNull(principal, "principal");
     Objects.requireNonNull(origin, "origin");
+    Objects.requireNonNull(grants, "grants");
   }
 
-  /** An unauthenticated caller through the given transport. */
+  /** A caller with no principal, acting as the local owner. */
+  public Caller(Optional<String> principal, String origin) {
+    this(principal, origin, Grants.OWNER);
+  }
+
+  /** An unauthenticated caller through the given transport: the local owner. */
   public static Caller anonymous(String origin) {
-    return new Caller(Optional.empty(), origin);
+    return new Caller(Optional.empty(), origin, Grants.OWNER);
+  }
+
+  /** An authenticated principal with its grants, through the given transport. */
+  public static Caller authenticated(String principal, String origin, Grants grants) {
+    return new Caller(Optional.of(principal), origin, grants);
   }
 
   /** An in-process caller that uses the engine directly. */

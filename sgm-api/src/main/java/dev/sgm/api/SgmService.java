@@ -42,6 +42,20 @@ public interface SgmService {
    */
   JsonNode invoke(Caller caller, String operation, JsonNode request);
 
+  /**
+   * The caller a request comes from, given its {@code Authorization} header (null when absent): the
+   * local owner while authentication is off; otherwise the token's principal, or {@code
+   * unauthenticated}. Transports ask here once per request and pass the caller on.
+   */
+  default Caller authenticate(String origin, String authorization) {
+    return Caller.anonymous(origin);
+  }
+
+  /** True when requests must carry a token ({@link #authenticate} refuses those without). */
+  default boolean authenticates() {
+    return false;
+  }
+
   /** The wire names of every operation {@link #invoke} accepts now, core first. */
   java.util.List<String> operations();
 }

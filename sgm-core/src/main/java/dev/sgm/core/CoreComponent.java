@@ -17,6 +17,8 @@ interface CoreComponent {
 
   Storage storage();
 
+  AccessTokens tokens();
+
   SearchFollower search();
 
   /** Creates the graph for one runtime. */

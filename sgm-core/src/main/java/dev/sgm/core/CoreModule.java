@@ -219,7 +219,16 @@ final class CoreModule {
       RecordValidator validator,
       ActivePlugins plugins,
       Clock clock,
-      DiscoveryDocument discovery) {
-    return new Engine(storage, search, validator, new RecordIndexer(), plugins, clock, discovery);
+      DiscoveryDocument discovery,
+      AccessTokens tokens) {
+    return new Engine(
+        storage, search, validator, new RecordIndexer(), plugins, clock, discovery, tokens);
+  }
+
+  /** The access tokens, kept by the storage when it keeps them. */
+  @Provides
+  @Singleton
+  static AccessTokens tokens(Config config, Storage storage, Clock clock) {
+    return new AccessTokens(config, storage.tokens(), clock);
   }
 }

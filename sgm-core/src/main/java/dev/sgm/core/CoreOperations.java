@@ -12,6 +12,7 @@ import dev.sgm.api.OperationDescriptor;
 import dev.sgm.api.PutContentRequest;
 import dev.sgm.api.ReadRequest;
 import dev.sgm.api.RetrieveQuery;
+import dev.sgm.api.SgmException;
 import dev.sgm.api.SgmService;
 import dev.sgm.api.StoreRequest;
 import java.util.List;
@@ -31,6 +32,7 @@ public final class CoreOperations {
   public static final String RETRIEVE = "retrieve";
   public static final String DELETE = "delete";
   public static final String PUT_CONTENT = "put_content";
+  public static final String WHOAMI = "whoami";
 
   /** Runs one core operation on the engine. */
   interface Body {
@@ -201,7 +203,27 @@ public final class CoreOperations {
                "properties": {"reference": {"$ref": "MEMORY#/$defs/reference"}}}
               """,
               (engine, caller, request) ->
-                  engine.putContent(caller, PutContentRequest.fromJson(request)).toResponseJson()));
+                  engine.putContent(caller, PutContentRequest.fromJson(request)).toResponseJson()),
+          operation(
+              WHOAMI,
+              "Who the server takes the caller for: principal, grants, agents, clearance.",
+              """
+              {"type": "object", "additionalProperties": false, "properties": {}}
+              """,
+              """
+              {"type": "object", "required": ["principal", "grants", "agents", "clearance"],
+               "properties": {"principal": {"type": "string"}, "owner": {"type": "boolean"},
+                 "grants": {"type": "array"}, "agents": {"type": "array"},
+                 "clearance": {"type": "string"}}}
+              """,
+              (engine, caller, request) -> {
+                if (request != null && request.isObject() && !request.isEmpty()) {
+                  throw SgmException.invalidRequest(
+                      request.properties().iterator().next().getKey(),
+                      "is not a field of whoami, which takes {}");
+                }
+                return caller.grants().toJson(caller.principal().orElse("owner"));
+              }));
 
   private static final java.util.Map<String, CoreOperation> BY_NAME =
       ALL.stream()

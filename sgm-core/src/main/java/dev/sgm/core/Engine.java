@@ -76,6 +76,7 @@ final class Engine implements SgmService {
   private final ActivePlugins plugins;
   private final Clock clock;
   private final DiscoveryDocument discovery;
+  private final AccessTokens tokens;
 
   Engine(
       Storage storage,
@@ -84,7 +85,9 @@ final class Engine implements SgmService {
       RecordIndexer indexer,
       ActivePlugins plugins,
       Clock clock,
-      DiscoveryDocument discovery) {
+      DiscoveryDocument discovery,
+      AccessTokens tokens) {
+    this.tokens = tokens;
     this.storage = storage;
     this.search = search;
     this.validator = validator;
@@ -212,6 +215,7 @@ final class Engine implements SgmService {
     String id = record.get("id").textValue();
     Optional<StoredRecord> existing = tx.findForUpdate(scope, id);
     StoredRecord live = existing.filter(r -> !r.deleted()).orElse(null);
+    Authorization.requireStore(caller, record, live);
     if (ifAbsent && live != null) {
       throw new SgmException(
           ErrorCode.CONFLICT,
@@ -315,12 +319,14 @@ final class Engine implements SgmService {
 
   @Override
   public ReadResult read(Caller caller, ReadRequest request) {
+    Authorization.requireRead(caller, request.scope());
     StoredRecord row =
         storage
             .find(request.scope(), request.id())
             .filter(r -> !r.deleted())
             .orElseThrow(() -> notFound(request.scope(), request.id()));
-    MemoryRecord record = MemoryRecord.ofStoredText(row.document());
+    MemoryRecord stored = MemoryRecord.ofStoredText(row.document());
+    MemoryRecord record = Authorization.visible(caller, stored);
     if (!request.resolve() || record.reference().isEmpty()) {
       return ReadResult.of(record);
     }
@@ -368,6 +374,10 @@ final class Engine implements SgmService {
 
   @Override
   public RetrieveResult retrieve(Caller caller, RetrieveQuery query) {
+    Authorization.requireRetrieve(caller, query);
+    if (!Authorization.seesAllOf(caller, query)) {
+      return withinGrants(caller, query);
+    }
     if (query.text() != null) {
       return relevance(query);
     }
@@ -407,6 +417,62 @@ final class Engine implements SgmService {
       records.add(MemoryRecord.ofStoredText(row.document()));
     }
     return new RetrieveResult(records, page.total(), next);
+  }
+
+  /** The most records a retrieve restricted to the caller's grants considers. */
+  static final int MAX_RESTRICTED_CANDIDATES = 20_000;
+
+  /**
+   * A retrieve by a caller who may not see everything the query covers: answered among the records
+   * of the query's scopes that the caller may read, redacted above its clearance, with the
+   * matching, ranking and paging of {@link QueryMatcher}. So {@code total}, cursors and the order
+   * of a text query are those of the visible records alone: withheld text ranks nothing.
+   */
+  private RetrieveResult withinGrants(Caller caller, RetrieveQuery query) {
+    List<MemoryRecord> visible = new ArrayList<>();
+    StorageQuery.Position after = null;
+    long mark = -1;
+    int pageSize = 1000;
+    while (true) {
+      StoragePage page =
+          storage.query(
+              new StorageQuery(
+                  query.scope(),
+                  query.scopeMode(),
+                  query.ids(),
+                  query.types(),
+                  query.tags(),
+                  query.tagsMode() == RetrieveQuery.TagsMode.ANY,
+                  filters(query),
+                  micros(query.createdAfter()),
+                  micros(query.createdBefore()),
+                  micros(query.updatedAfter()),
+                  RetrieveQuery.OrderBy.CREATED_AT,
+                  true,
+                  pageSize,
+                  after,
+                  mark));
+      for (StoragePage.Row row : page.rows()) {
+        MemoryRecord seen =
+            Authorization.visible(caller, MemoryRecord.ofStoredText(row.document()));
+        if (seen != null) {
+          visible.add(seen);
+        }
+      }
+      if (visible.size() > MAX_RESTRICTED_CANDIDATES) {
+        throw SgmException.invalidRequest(
+            "scope",
+            "more than "
+                + MAX_RESTRICTED_CANDIDATES
+                + " records match within your grants; narrow the scope or the criteria");
+      }
+      if (page.rows().size() < pageSize) {
+        break;
+      }
+      after = page.rows().get(page.rows().size() - 1).position();
+      mark = page.mark();
+    }
+    return new QueryMatcher(query).page(visible);
   }
 
   private static List<FieldValue> filters(RetrieveQuery query) {
@@ -574,10 +640,12 @@ final class Engine implements SgmService {
 
   private DeleteResult delete(
       StorageTransaction tx, Caller caller, Scope scope, String id, Long expectedVersion) {
+    Authorization.requireWrite(caller, scope);
     StoredRecord live =
         tx.findForUpdate(scope, id)
             .filter(r -> !r.deleted())
             .orElseThrow(() -> notFound(scope, id));
+    Authorization.requireModifiable(caller, live);
     if (expectedVersion != null && live.version() != expectedVersion) {
       throw versionConflict(expectedVersion, scope, id, live.version());
     }
@@ -623,6 +691,9 @@ final class Engine implements SgmService {
 
       @Override
       public Optional<MemoryRecord> read(Scope scope, String id) {
+        if (!caller.grants().canRead(scope)) {
+          return Optional.empty();
+        }
         return tx.findForUpdate(scope, id)
             .filter(r -> !r.deleted())
             .map(r -> MemoryRecord.ofStoredText(r.document()));
@@ -630,7 +701,7 @@ final class Engine implements SgmService {
 
       @Override
       public StorageTransaction storage() {
-        return tx;
+        return Authorization.guard(caller, tx);
       }
     };
   }
@@ -642,6 +713,7 @@ final class Engine implements SgmService {
 
   @Override
   public ContentReference putContent(Caller caller, PutContentRequest request) {
+    Authorization.requireContentWrite(caller);
     byte[] bytes = request.bytes();
     if (bytes.length > validator.maxRecordBytes()) {
       throw new SgmException(
@@ -663,11 +735,59 @@ final class Engine implements SgmService {
 
   @Override
   public Optional<StoredContent> getContent(Caller caller, String hash) {
+    Authorization.requireContentRead(caller);
     return storage.getContent(hash);
   }
 
+  /** One line per operation while authentication is on: who did what where, and the outcome. */
+  private static final System.Logger AUDIT = System.getLogger("dev.sgm.audit");
+
   @Override
   public JsonNode invoke(Caller caller, String operation, JsonNode request) {
+    if (!tokens.enabled()) {
+      return run(caller, operation, request);
+    }
+    String outcome = "ok";
+    try {
+      return run(caller, operation, request);
+    } catch (SgmException e) {
+      outcome = e.code().wireName();
+      throw e;
+    } catch (RuntimeException e) {
+      outcome = ErrorCode.INTERNAL.wireName();
+      throw e;
+    } finally {
+      audit(caller, operation, request, outcome);
+    }
+  }
+
+  /** The audit line: never content, never a token; the scope and id as the request named them. */
+  private static void audit(Caller caller, String operation, JsonNode request, String outcome) {
+    JsonNode target =
+        request == null
+            ? Json.object()
+            : request.path("record").isObject() ? request.get("record") : request;
+    String scope;
+    try {
+      scope =
+          target.path("scope").isObject()
+              ? Scope.fromJson(target.get("scope"), "scope", ErrorCode.INVALID_REQUEST).canonical()
+              : "-";
+    } catch (SgmException e) {
+      scope = "(invalid)";
+    }
+    String id = target.path("id").isTextual() ? target.get("id").textValue() : "-";
+    ObjectNode line = Json.object();
+    line.put("principal", caller.principal().orElse("owner"));
+    line.put("origin", caller.origin());
+    line.put("operation", operation);
+    line.put("scope", scope);
+    line.put("id", id.length() > 256 ? id.substring(0, 256) : id);
+    line.put("outcome", outcome);
+    AUDIT.log(System.Logger.Level.INFO, Json.write(line));
+  }
+
+  private JsonNode run(Caller caller, String operation, JsonNode request) {
     CoreOperations.CoreOperation core = CoreOperations.named(operation);
     if (core != null) {
       return core.body().run(this, caller, request);
@@ -678,7 +798,21 @@ final class Engine implements SgmService {
           ErrorCode.UNSUPPORTED_CAPABILITY,
           "operation '" + operation + "' is not offered here; available: " + operations());
     }
-    return op.invoke(caller, request);
+    if (!caller.grants().isOwner() && request != null && request.path("scope").isObject()) {
+      Authorization.requireRead(
+          caller, Scope.fromJson(request.get("scope"), "scope", ErrorCode.INVALID_REQUEST));
+    }
+    return Authorization.visibleResponse(caller, op.invoke(caller, request));
+  }
+
+  @Override
+  public Caller authenticate(String origin, String authorization) {
+    return tokens.authenticate(origin, authorization);
+  }
+
+  @Override
+  public boolean authenticates() {
+    return tokens.enabled();
   }
 
   @Override

@@ -16,6 +16,13 @@ import java.util.regex.Pattern;
  */
 final class RecordValidator {
   static final int MAX_ID_LENGTH = 256;
+
+  /**
+   * The longest agent name and tag: names that people and tools read, kept and indexed as they are,
+   * so bounded like an id.
+   */
+  static final int MAX_NAME_LENGTH = 256;
+
   static final int MAX_TYPE_LENGTH = 64;
   private static final Pattern TYPE = Pattern.compile("[a-z][a-z0-9_.-]*");
 
@@ -53,6 +60,15 @@ final class RecordValidator {
     optionalString(record, "content");
     optionalString(record, "schema_version");
     stringArray(record, "tags");
+    JsonNode tags = record.get("tags");
+    if (tags != null) {
+      for (int i = 0; i < tags.size(); i++) {
+        if (tooLong(tags.get(i).textValue())) {
+          throw SgmException.invalidRecord(
+              "tags[" + i + "]", "is longer than " + MAX_NAME_LENGTH + " characters");
+        }
+      }
+    }
     stringArray(record, "links");
     for (String field : new String[] {"metadata", "data", "sensitivity", "reference"}) {
       JsonNode node = record.get(field);
@@ -142,6 +158,10 @@ final class RecordValidator {
     if (!agent.isTextual() || agent.textValue().isBlank()) {
       throw SgmException.invalidRecord("provenance.agent", "must be a non-empty string");
     }
+    if (tooLong(agent.textValue())) {
+      throw SgmException.invalidRecord(
+          "provenance.agent", "is longer than " + MAX_NAME_LENGTH + " characters");
+    }
     for (String field : new String[] {"session", "origin", "principal"}) {
       JsonNode node = provenance.get(field);
       if (node != null && !node.isTextual()) {
@@ -198,5 +218,10 @@ final class RecordValidator {
         throw SgmException.invalidRecord(field + "[" + i + "]", "must be a string");
       }
     }
+  }
+
+  private static boolean tooLong(String text) {
+    return text.length() > MAX_NAME_LENGTH
+        && text.codePointCount(0, text.length()) > MAX_NAME_LENGTH;
   }
 }

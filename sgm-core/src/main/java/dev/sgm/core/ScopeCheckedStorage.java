@@ -156,6 +156,11 @@ final class ScopeCheckedStorage implements Storage {
   }
 
   @Override
+  public Optional<dev.sgm.api.spi.TokenStore> tokens() {
+    return storage.tokens();
+  }
+
+  @Override
   public String describe() {
     return storage.describe();
   }

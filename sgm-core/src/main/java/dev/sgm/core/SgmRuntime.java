@@ -52,6 +52,11 @@ public final class SgmRuntime implements AutoCloseable {
     return graph.engine();
   }
 
+  /** The access tokens: creating, listing, revoking; authenticating requests. */
+  public AccessTokens tokens() {
+    return graph.tokens();
+  }
+
   /** The discovery document this runtime advertises. */
   public DiscoveryDocument discovery() {
     return graph.engine().discover(Caller.embedded(), DiscoverRequest.any());

@@ -140,7 +140,7 @@ class PluginsTest {
     try (SgmRuntime sgm = TestRuntimes.open()) {
       assertEquals(List.of("memory:recording"), sgm.startTransports().get(0).endpoints());
     }
-    assertEquals(List.of("start 8", "close"), RecordingTransportProvider.EVENTS);
+    assertEquals(List.of("start 9", "close"), RecordingTransportProvider.EVENTS);
   }
 
   @Test

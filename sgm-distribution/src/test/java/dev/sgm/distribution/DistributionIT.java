@@ -200,18 +200,23 @@ class DistributionIT {
     return serve(DIST);
   }
 
-  private Served serve(Path dist) throws Exception {
+  private Served serve(Path dist, String... options) throws Exception {
     List<String> command =
-        List.of(
-            dist.resolve("bin/sgm").toString(),
-            "serve",
-            "--memory",
-            "-D",
-            "http.port=0",
-            "-D",
-            "grpc.port=0",
-            "-D",
-            "mcp.port=0");
+        new java.util.ArrayList<>(
+            List.of(
+                dist.resolve("bin/sgm").toString(),
+                "serve",
+                "--memory",
+                "-D",
+                "http.port=0",
+                "-D",
+                "grpc.port=0",
+                "-D",
+                "mcp.port=0"));
+    for (String option : options) {
+      command.add("-D");
+      command.add(option);
+    }
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().put("XDG_CACHE_HOME", temp.resolve("cache").toString());
     Path log = Files.createTempFile(temp, "serve", ".log");
@@ -261,6 +266,29 @@ class DistributionIT {
               .redirectOutput(output.toFile());
       builder.environment().put("XDG_CACHE_HOME", temp.resolve("cache").toString());
       Process client = builder.start();
+      assertTrue(client.waitFor(120, TimeUnit.SECONDS));
+      String log = Files.readString(output);
+      System.out.println(log);
+      assertEquals(0, client.exitValue(), log);
+      assertTrue(log.contains("0 failed"), log);
+    }
+  }
+
+  @Test
+  void theMcpSdkPresentsABearerTokenToAServerWithAuthenticationOn() throws Exception {
+    Path node = Path.of("src", "test", "node").toAbsolutePath();
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        Files.isDirectory(node.resolve("node_modules/@modelcontextprotocol/sdk")),
+        "the MCP SDK is not installed (npm ci in src/test/node; .ci/run does)");
+    String token = "distribution-bootstrap-token-0123456789abcdef";
+    try (Served served = serve(DIST, "auth.token=" + token)) {
+      Path output = temp.resolve("node-auth.log");
+      Process client =
+          new ProcessBuilder(
+                  "node", node.resolve("mcp-auth-client.mjs").toString(), served.mcp(), token)
+              .redirectErrorStream(true)
+              .redirectOutput(output.toFile())
+              .start();
       assertTrue(client.waitFor(120, TimeUnit.SECONDS));
       String log = Files.readString(output);
       System.out.println(log);

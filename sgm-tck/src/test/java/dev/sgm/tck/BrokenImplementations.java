@@ -472,4 +472,26 @@ final class BrokenImplementations {
     result.path("records").forEach(r -> ids.add(r.path("id").asText()));
     return ids;
   }
+
+  /**
+   * Checks grants on {@code read} but not on a retrieve with {@code descendants}: that retrieve is
+   * answered as the owner would be answered.
+   */
+  static SgmClient skipsGrantsOnDescendants(SgmClient reader, SgmClient owner) {
+    return (operation, request) ->
+        operation.equals("retrieve") && request.path("scope_mode").asText().equals("descendants")
+            ? owner.call(operation, request)
+            : reader.call(operation, request);
+  }
+
+  /** Keeps the records to the grants but counts every match in {@code total}. */
+  static SgmClient leaksThroughTotal(SgmClient reader, SgmClient owner) {
+    return (operation, request) -> {
+      JsonNode answer = reader.call(operation, request);
+      if (operation.equals("retrieve") && !request.has("cursor")) {
+        ((ObjectNode) answer).set("total", owner.call(operation, request).path("total"));
+      }
+      return answer;
+    };
+  }
 }

@@ -28,12 +28,31 @@ final class InProcess {
 
   /** A client that serialises every request and response, so nothing passes by reference. */
   static SgmClient client() {
+    return client(Caller.embedded());
+  }
+
+  /** As {@link #client()}, for a principal whose only grant is {@code read} on {@code scope}. */
+  static SgmClient readerOf(com.fasterxml.jackson.databind.node.ObjectNode scope) {
+    return client(
+        Caller.authenticated(
+            "reader",
+            "embedded",
+            new dev.sgm.api.Grants(
+                java.util.List.of(
+                    new dev.sgm.api.Grants.Grant(
+                        dev.sgm.api.Scope.fromJson(
+                            scope, "scope", dev.sgm.api.ErrorCode.INVALID_REQUEST),
+                        dev.sgm.api.Grants.Access.READ)),
+                java.util.Set.of(dev.sgm.api.Grants.ANY_AGENT),
+                dev.sgm.api.Sensitivity.SECRET)));
+  }
+
+  private static SgmClient client(Caller caller) {
     SgmRuntime sgm = runtime();
     return (operation, request) -> {
       JsonNode wireRequest = Json.parse(Json.write(request));
       try {
-        return Json.parse(
-            Json.write(sgm.service().invoke(Caller.embedded(), operation, wireRequest)));
+        return Json.parse(Json.write(sgm.service().invoke(caller, operation, wireRequest)));
       } catch (SgmException e) {
         throw SgmException.fromJson(Json.parse(Json.write(e.toJson())));
       }

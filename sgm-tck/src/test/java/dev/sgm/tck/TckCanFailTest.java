@@ -152,6 +152,33 @@ class TckCanFailTest {
     }
   }
 
+  static class HealthyAuthorization extends AuthorizationTck {
+    @Override
+    protected SgmClient client() {
+      return InProcess.client();
+    }
+
+    @Override
+    protected SgmClient readerOf(com.fasterxml.jackson.databind.node.ObjectNode scope) {
+      return InProcess.readerOf(scope);
+    }
+  }
+
+  static class DescendantsUncheckedAuthorization extends HealthyAuthorization {
+    @Override
+    protected SgmClient readerOf(com.fasterxml.jackson.databind.node.ObjectNode scope) {
+      return BrokenImplementations.skipsGrantsOnDescendants(
+          InProcess.readerOf(scope), InProcess.client());
+    }
+  }
+
+  static class TotalLeakingAuthorization extends HealthyAuthorization {
+    @Override
+    protected SgmClient readerOf(com.fasterxml.jackson.databind.node.ObjectNode scope) {
+      return BrokenImplementations.leaksThroughTotal(InProcess.readerOf(scope), InProcess.client());
+    }
+  }
+
   private record Outcome(Set<String> failed, Set<String> passed, Set<String> skipped) {}
 
   private static Outcome run(Class<?> suite) {
@@ -182,6 +209,38 @@ class TckCanFailTest {
     assertEquals(Set.of(), outcome.failed());
     assertEquals(Set.of(), outcome.passed());
     assertEquals(9, outcome.skipped().size(), outcome.skipped()::toString);
+  }
+
+  @Test
+  void theHealthyEngineKeepsToTheGrants() {
+    Outcome outcome = run(HealthyAuthorization.class);
+    assertEquals(Set.of(), outcome.failed());
+    assertEquals(6, outcome.passed().size());
+  }
+
+  @Test
+  void grantsCheckedOnReadButNotOnDescendantsFailTheAuthorizationSuite() {
+    Outcome outcome = run(DescendantsUncheckedAuthorization.class);
+    assertEquals(
+        Set.of(
+            "a01_descendantsFromTheProjectKeepToTheGrantedSession",
+            "a02_aTextSearchCountsTheVisibleRecordsOnly",
+            "a04_pagesOfOneKeepToTheGrantToo"),
+        outcome.failed());
+  }
+
+  @Test
+  void aTotalCountingHiddenRecordsFailsTheAuthorizationSuite() {
+    Outcome outcome = run(TotalLeakingAuthorization.class);
+    assertTrue(
+        outcome
+            .failed()
+            .containsAll(
+                Set.of(
+                    "a01_descendantsFromTheProjectKeepToTheGrantedSession",
+                    "a02_aTextSearchCountsTheVisibleRecordsOnly",
+                    "a03_lineageHidesTheUngrantedProject")),
+        outcome.failed()::toString);
   }
 
   @Test

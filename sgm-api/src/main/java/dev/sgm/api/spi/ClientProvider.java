@@ -19,6 +19,18 @@ public interface ClientProvider {
   /** A client of the server at {@code url}. Close it when done. */
   Remote open(String url);
 
+  /**
+   * A client of the server at {@code url} that presents {@code token} (null: none) as its bearer
+   * token.
+   */
+  default Remote open(String url, String token) {
+    if (token == null) {
+      return open(url);
+    }
+    throw new SgmException(
+        ErrorCode.UNSUPPORTED_CAPABILITY, "the client of " + url + " cannot present a token");
+  }
+
   /** A client that holds a connection until it is closed. */
   interface Remote extends SgmClient, AutoCloseable {
     @Override
@@ -30,13 +42,18 @@ public interface ClientProvider {
    * unsupported_capability} naming the schemes available when none speaks it.
    */
   static Remote connect(String url) {
+    return connect(url, null);
+  }
+
+  /** As {@link #connect(String)}, presenting {@code token} (null: none) to the server. */
+  static Remote connect(String url, String token) {
     int colon = url.indexOf("://");
     String scheme = colon < 0 ? "" : url.substring(0, colon);
     TreeSet<String> known = new TreeSet<>();
     for (ClientProvider provider :
         ServiceLoader.load(ClientProvider.class, ClientProvider.class.getClassLoader())) {
       if (provider.schemes().contains(scheme)) {
-        return provider.open(url);
+        return provider.open(url, token);
       }
       known.addAll(provider.schemes());
     }

@@ -25,6 +25,72 @@ public final class Listening {
     return port;
   }
 
+  /** The option that lets a server listen off loopback without TLS, at the operator's word. */
+  public static final String PLAINTEXT = "listen.plaintext";
+
+  /**
+   * The rule of CONTRACT §8 for where a server may listen: anywhere on loopback; elsewhere only
+   * with authentication on, and with TLS unless the operator opted into plaintext ({@value
+   * #PLAINTEXT}), which is logged as a warning. Fails with {@code forbidden} saying what to
+   * configure.
+   *
+   * @param key the configuration key that set the host, for the message
+   * @param authenticates whether requests must carry a token
+   * @param tls whether the transport has a TLS identity
+   * @param plaintext whether the operator allowed plaintext off loopback ({@value #PLAINTEXT})
+   */
+  public static void check(
+      String host, String key, boolean authenticates, boolean tls, boolean plaintext) {
+    if (loopback(host, key)) {
+      return;
+    }
+    if (!authenticates) {
+      throw new SgmException(
+          ErrorCode.FORBIDDEN,
+          key
+              + " "
+              + host
+              + " is not a loopback address; listening beyond this machine needs authentication:"
+              + " set auth.enabled=true and create tokens (sgm token create), or a bootstrap token");
+    }
+    if (!tls) {
+      if (!plaintext) {
+        throw new SgmException(
+            ErrorCode.FORBIDDEN,
+            key
+                + " "
+                + host
+                + " is not a loopback address; listening beyond this machine needs TLS (the"
+                + " transport's tls.cert and tls.key PEM files), or "
+                + PLAINTEXT
+                + "=true to accept plaintext");
+      }
+      System.getLogger(Listening.class.getName())
+          .log(
+              System.Logger.Level.WARNING,
+              "{0} {1}: listening off loopback without TLS ({2}=true): tokens and records cross"
+                  + " the network in the clear",
+              key,
+              host,
+              PLAINTEXT);
+    }
+  }
+
+  private static boolean loopback(String host, String key) {
+    try {
+      for (InetAddress address : InetAddress.getAllByName(host)) {
+        if (!address.isLoopbackAddress()) {
+          return false;
+        }
+      }
+      return true;
+    } catch (UnknownHostException e) {
+      throw new SgmException(
+          ErrorCode.INVALID_REQUEST,
+          "configuration " + key + ": '" + host + "' cannot be resolved");
+    }
+  }
+
   /**
    * Fails with {@code forbidden} unless every address of {@code host} is a loopback one.
    *

@@ -68,6 +68,14 @@ public interface Storage extends AutoCloseable {
   /** Content by hash. */
   Optional<StoredContent> getContent(String hash);
 
+  /**
+   * The access tokens kept with this data, when this storage keeps them; without, only a static
+   * token (from a file or the environment) can authenticate.
+   */
+  default java.util.Optional<TokenStore> tokens() {
+    return java.util.Optional.empty();
+  }
+
   /** Where the data lives, for people to read (no secrets). */
   String describe();
 

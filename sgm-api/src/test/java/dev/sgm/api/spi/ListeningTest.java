@@ -27,4 +27,22 @@ class ListeningTest {
       assertEquals("configuration mcp.port: " + bad + " is not a port", e.getMessage());
     }
   }
+
+  @Test
+  void offLoopbackNeedsAuthenticationAndTlsOrAnExplicitPlaintextOptIn() {
+    Listening.check("127.0.0.1", "http.host", false, false, false);
+    SgmException open =
+        assertThrows(
+            SgmException.class, () -> Listening.check("0.0.0.0", "http.host", false, true, true));
+    assertEquals(ErrorCode.FORBIDDEN, open.code());
+    org.junit.jupiter.api.Assertions.assertTrue(
+        open.getMessage().contains("needs authentication"), open.getMessage());
+    SgmException plain =
+        assertThrows(
+            SgmException.class, () -> Listening.check("0.0.0.0", "grpc.host", true, false, false));
+    org.junit.jupiter.api.Assertions.assertTrue(
+        plain.getMessage().contains("needs TLS"), plain.getMessage());
+    Listening.check("0.0.0.0", "grpc.host", true, true, false);
+    Listening.check("0.0.0.0", "mcp.host", true, false, true);
+  }
 }

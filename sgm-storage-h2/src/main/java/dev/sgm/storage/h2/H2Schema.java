@@ -67,7 +67,12 @@ final class H2Schema {
                   + " version BIGINT NOT NULL, agent VARCHAR(1100) NOT NULL, at_us BIGINT NOT NULL)",
               "DROP TABLE record_terms",
               "CREATE TABLE sgm_meta (name VARCHAR(64) PRIMARY KEY, val VARCHAR(1100) NOT NULL)",
-              "INSERT INTO sgm_meta(name, val) VALUES ('identity', RANDOM_UUID())"));
+              "INSERT INTO sgm_meta(name, val) VALUES ('identity', RANDOM_UUID())"),
+          List.of(
+              "CREATE TABLE access_tokens (id VARCHAR(64) PRIMARY KEY,"
+                  + " principal VARCHAR(256) NOT NULL, hash VARBINARY(64) NOT NULL,"
+                  + " grants CHARACTER VARYING NOT NULL, created_us BIGINT NOT NULL,"
+                  + " expires_us BIGINT, revoked_us BIGINT)"));
 
   private H2Schema() {}
 

@@ -53,6 +53,7 @@ final class H2Storage implements Storage {
   static final String SESSION_SETTINGS = "LOCK_TIMEOUT=10000";
 
   private final H2Connections connections;
+  private final H2Tokens tokens;
   private final String description;
   private final CommitSequence sequence;
   private final String identity;
@@ -62,6 +63,7 @@ final class H2Storage implements Storage {
   H2Storage(String url, String description) {
     this.description = description;
     this.connections = new H2Connections(url, 32);
+    this.tokens = new H2Tokens(connections);
     try {
       try (H2Connections.Lease lease = connections.lease()) {
         H2Schema.migrate(lease.connection());
@@ -927,6 +929,11 @@ final class H2Storage implements Storage {
     } catch (SQLException e) {
       throw storageError(e);
     }
+  }
+
+  @Override
+  public Optional<dev.sgm.api.spi.TokenStore> tokens() {
+    return Optional.of(tokens);
   }
 
   @Override

@@ -77,8 +77,13 @@ interface Backend extends SgmClient, AutoCloseable {
    * path.
    */
   static Backend remote(String url) {
+    return remote(url, null);
+  }
+
+  /** As {@link #remote(String)}, presenting {@code token} (null: none) as the bearer token. */
+  static Backend remote(String url, String token) {
     try {
-      ClientProvider.Remote client = ClientProvider.connect(url);
+      ClientProvider.Remote client = ClientProvider.connect(url, token);
       return of(client, client::close);
     } catch (SgmException e) {
       throw e.code() == ErrorCode.UNSUPPORTED_CAPABILITY

@@ -56,6 +56,7 @@ import picocli.CommandLine.Parameters;
       Transfer.Export.class,
       Transfer.Import.class,
       Reindex.class,
+      Token.class,
       Tck.class,
       Mcp.class,
       Sgm.Completion.class
@@ -157,7 +158,7 @@ public final class Sgm implements Callable<Integer> {
    * The options before a command that take a value; bin/sgm repeats this list to find the command.
    */
   private static boolean takesValue(String option) {
-    return List.of("--data", "--remote", "--config", "-D", "--agent").contains(option);
+    return List.of("--data", "--remote", "--token", "--config", "-D", "--agent").contains(option);
   }
 
   @Override
@@ -199,6 +200,12 @@ public final class Sgm implements Callable<Integer> {
     String remote;
 
     @Option(
+        names = "--token",
+        paramLabel = "TOKEN",
+        description = "The bearer token to present with --remote (default: $SGM_TOKEN).")
+    String token;
+
+    @Option(
         names = "--config",
         paramLabel = "FILE",
         description = "A properties file of configuration.")
@@ -230,7 +237,11 @@ public final class Sgm implements Callable<Integer> {
     }
 
     Backend open() {
-      return remote != null ? Backend.remote(remote) : Backend.embedded(config());
+      if (remote == null) {
+        return Backend.embedded(config());
+      }
+      String presented = token != null ? token : System.getenv("SGM_TOKEN");
+      return Backend.remote(remote, presented == null || presented.isBlank() ? null : presented);
     }
   }
 

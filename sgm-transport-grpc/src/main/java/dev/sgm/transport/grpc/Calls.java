@@ -4,11 +4,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.Message;
 import dev.sgm.api.Caller;
 import dev.sgm.api.ErrorCode;
+import dev.sgm.api.FieldError;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.SgmService;
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
 import io.grpc.stub.StreamObserver;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -18,7 +26,27 @@ import java.util.function.Supplier;
  */
 final class Calls {
   private static final System.Logger LOG = System.getLogger(Calls.class.getName());
-  private static final Caller CALLER = Caller.anonymous("grpc");
+  private static final String ORIGIN = "grpc";
+
+  /**
+   * The request's {@code authorization} metadata, which {@link #INTERCEPTOR} puts in the context.
+   */
+  private static final Context.Key<String> AUTHORIZATION = Context.key("sgm-authorization");
+
+  private static final Metadata.Key<String> AUTHORIZATION_HEADER =
+      Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+
+  /** Carries each call's {@code authorization} metadata to the handler that authenticates it. */
+  static final ServerInterceptor INTERCEPTOR =
+      new ServerInterceptor() {
+        @Override
+        public <Q, R> ServerCall.Listener<Q> interceptCall(
+            ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+          Context context =
+              Context.current().withValue(AUTHORIZATION, headers.get(AUTHORIZATION_HEADER));
+          return Contexts.interceptCall(context, call, headers, next);
+        }
+      };
 
   private final SgmService service;
 
@@ -34,20 +62,31 @@ final class Calls {
   <R> void run(
       MethodDescriptor<?, R> method,
       String operation,
-      Message request,
+      Incoming incoming,
       StreamObserver<R> observer) {
+    Message request = incoming.message();
+    if (request == null) {
+      String reason = "the request bytes are not a valid " + incoming.type() + " message";
+      observer.onError(
+          GrpcErrors.toStatus(
+              new SgmException(
+                  ErrorCode.INVALID_REQUEST,
+                  "request: " + reason,
+                  List.of(new FieldError("request", reason)))));
+      return;
+    }
     if (request instanceof InvokeRequest invoke) {
       answer(
           invoke.getOperation(),
-          () -> (R) jsonCall(invoke.getOperation(), invoke.getJson()),
+          () -> (R) jsonCall(caller(), invoke.getOperation(), invoke.getJson()),
           observer);
     } else if (request instanceof OperationRequest json) {
-      answer(operation, () -> (R) jsonCall(operation, json.getJson()), observer);
+      answer(operation, () -> (R) jsonCall(caller(), operation, json.getJson()), observer);
     } else {
       answer(
           operation,
           () -> {
-            JsonNode result = service.invoke(CALLER, operation, ProtoJson.toJson(request));
+            JsonNode result = service.invoke(caller(), operation, ProtoJson.toJson(request));
             return (R)
                 ProtoJson.fromJson(result, GrpcOperations.builder(method.getResponseMarshaller()))
                     .build();
@@ -57,10 +96,15 @@ final class Calls {
   }
 
   /** An operation whose request and response travel as JSON text. */
-  private OperationResponse jsonCall(String operation, String json) {
+  private OperationResponse jsonCall(Caller caller, String operation, String json) {
     JsonNode body = json.isEmpty() ? Json.object() : Json.parse(json);
-    JsonNode result = service.invoke(CALLER, operation, body);
+    JsonNode result = service.invoke(caller, operation, body);
     return OperationResponse.newBuilder().setJson(Json.write(result)).build();
+  }
+
+  /** The caller this call's token names (the owner while authentication is off). */
+  private Caller caller() {
+    return service.authenticate(ORIGIN, AUTHORIZATION.get());
   }
 
   /** Sends what {@code call} answers, or its failure as a status without server internals. */

@@ -13,7 +13,12 @@ public final class GrpcClientProvider implements ClientProvider {
 
   @Override
   public Remote open(String url) {
-    SgmGrpcClient client = new SgmGrpcClient(url);
+    return open(url, null);
+  }
+
+  @Override
+  public Remote open(String url, String token) {
+    SgmGrpcClient client = new SgmGrpcClient(url, java.time.Duration.ofSeconds(30), token);
     return new Remote() {
       @Override
       public JsonNode call(String operation, JsonNode request) {

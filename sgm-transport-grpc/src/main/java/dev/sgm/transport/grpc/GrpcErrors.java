@@ -23,11 +23,17 @@ final class GrpcErrors {
 
   private GrpcErrors() {}
 
+  /**
+   * The longest message and field description sent: a status travels in the trailers, which a
+   * client caps (8 KiB by default), and a message may quote a long input value back.
+   */
+  static final int MAX_TEXT = 300;
+
   static StatusRuntimeException toStatus(SgmException error) {
     com.google.rpc.Status.Builder status =
         com.google.rpc.Status.newBuilder()
             .setCode(Status.Code.valueOf(error.code().grpcCode()).value())
-            .setMessage(error.getMessage())
+            .setMessage(cut(error.getMessage()))
             .addDetails(
                 Any.pack(
                     ErrorInfo.newBuilder()
@@ -36,15 +42,22 @@ final class GrpcErrors {
                         .build()));
     if (!error.details().isEmpty()) {
       BadRequest.Builder bad = BadRequest.newBuilder();
-      for (FieldError detail : error.details()) {
+      for (FieldError detail : error.details().subList(0, Math.min(5, error.details().size()))) {
         bad.addFieldViolations(
             BadRequest.FieldViolation.newBuilder()
-                .setField(detail.field())
-                .setDescription(detail.reason()));
+                .setField(cut(detail.field()))
+                .setDescription(cut(detail.reason())));
       }
       status.addDetails(Any.pack(bad.build()));
     }
     return StatusProto.toStatusRuntimeException(status.build());
+  }
+
+  private static String cut(String text) {
+    if (text == null || text.length() <= MAX_TEXT) {
+      return text;
+    }
+    return text.substring(0, MAX_TEXT) + "...";
   }
 
   /** The SGM error a status carries; statuses from gRPC itself map by their code. */

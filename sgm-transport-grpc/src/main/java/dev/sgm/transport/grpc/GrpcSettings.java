@@ -11,8 +11,26 @@ import dev.sgm.api.spi.Listening;
  * @param maxMessageBytes the largest message accepted ({@code grpc.max-message-bytes}, 4 MiB)
  * @param stopTimeoutMillis how long shutdown waits for calls in flight ({@code
  *     grpc.stop-timeout-ms})
+ * @param tlsCert the PEM certificate chain to serve TLS with ({@code grpc.tls.cert}), or null
+ * @param tlsKey its PEM private key ({@code grpc.tls.key}), or null
+ * @param plaintext whether plaintext is allowed off loopback ({@code listen.plaintext})
  */
-public record GrpcSettings(String host, int port, int maxMessageBytes, long stopTimeoutMillis) {
+public record GrpcSettings(
+    String host,
+    int port,
+    int maxMessageBytes,
+    long stopTimeoutMillis,
+    java.nio.file.Path tlsCert,
+    java.nio.file.Path tlsKey,
+    boolean plaintext) {
+  public GrpcSettings {
+    if ((tlsCert == null) != (tlsKey == null)) {
+      throw new dev.sgm.api.SgmException(
+          dev.sgm.api.ErrorCode.INVALID_REQUEST,
+          "configuration grpc.tls.cert and grpc.tls.key go together");
+    }
+  }
+
   /** The port used when none is configured. */
   public static final int DEFAULT_PORT = 7411;
 
@@ -22,6 +40,9 @@ public record GrpcSettings(String host, int port, int maxMessageBytes, long stop
         config.get("grpc.host", "127.0.0.1"),
         port,
         config.getInt("grpc.max-message-bytes", 4 * 1024 * 1024),
-        config.getLong("grpc.stop-timeout-ms", 10_000));
+        config.getLong("grpc.stop-timeout-ms", 10_000),
+        config.get("grpc.tls.cert").map(java.nio.file.Path::of).orElse(null),
+        config.get("grpc.tls.key").map(java.nio.file.Path::of).orElse(null),
+        config.getBoolean(Listening.PLAINTEXT, false));
   }
 }

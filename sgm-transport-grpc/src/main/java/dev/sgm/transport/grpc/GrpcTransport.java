@@ -1,15 +1,16 @@
 package dev.sgm.transport.grpc;
 
-import com.google.protobuf.Message;
 import dev.sgm.api.SgmService;
 import dev.sgm.api.spi.Listening;
 import dev.sgm.api.spi.Transport;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
+import io.grpc.ServerInterceptors;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.ServiceDescriptor;
+import io.grpc.TlsServerCredentials;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
@@ -18,6 +19,7 @@ import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -46,12 +48,17 @@ public final class GrpcTransport implements Transport {
 
   @Override
   public void start() throws IOException {
-    Listening.requireLoopback(settings.host(), "grpc.host");
+    boolean tls = settings.tlsCert() != null;
+    Listening.check(
+        settings.host(), "grpc.host", service.authenticates(), tls, settings.plaintext());
     Calls calls = new Calls(service);
     NettyServerBuilder builder =
         NettyServerBuilder.forAddress(
                 new InetSocketAddress(settings.host(), settings.port()),
-                InsecureServerCredentials.create())
+                tls
+                    ? TlsServerCredentials.create(
+                        settings.tlsCert().toFile(), settings.tlsKey().toFile())
+                    : InsecureServerCredentials.create())
             .executor(executor)
             .maxInboundMessageSize(settings.maxMessageBytes())
             .addService(health.getHealthService())
@@ -60,7 +67,7 @@ public final class GrpcTransport implements Transport {
     for (ServiceDescriptor descriptor : GrpcOperations.SERVICES) {
       ServerServiceDefinition definition = definition(descriptor, offered, calls);
       if (definition != null) {
-        builder.addService(definition);
+        builder.addService(ServerInterceptors.intercept(definition, Calls.INTERCEPTOR));
       }
     }
     server = builder.build().start();
@@ -75,24 +82,37 @@ public final class GrpcTransport implements Transport {
    */
   private static ServerServiceDefinition definition(
       ServiceDescriptor descriptor, Set<String> offered, Calls calls) {
-    ServerServiceDefinition.Builder definition = ServerServiceDefinition.builder(descriptor);
+    // The served methods read their requests leniently (Incoming), so the service is described
+    // anew with them; it keeps the schema descriptor reflection serves.
+    ServiceDescriptor.Builder served =
+        ServiceDescriptor.newBuilder(descriptor.getName())
+            .setSchemaDescriptor(descriptor.getSchemaDescriptor());
+    List<ServerMethodDefinition<?, ?>> methods = new ArrayList<>();
     for (MethodDescriptor<?, ?> method : descriptor.getMethods()) {
       String operation = GrpcOperations.operation(method);
       if (operation != null && !offered.contains(operation)) {
         return null;
       }
-      definition.addMethod(bind(method, operation, calls));
+      ServerMethodDefinition<?, ?> bound = bind(method, operation, calls);
+      served.addMethod(bound.getMethodDescriptor());
+      methods.add(bound);
     }
+    ServerServiceDefinition.Builder definition = ServerServiceDefinition.builder(served.build());
+    methods.forEach(definition::addMethod);
     return definition.build();
   }
 
-  private static <Q, R> ServerMethodDefinition<Q, R> bind(
-      MethodDescriptor<Q, R> method, String operation, Calls calls) {
+  private static <R> ServerMethodDefinition<Incoming, R> bind(
+      MethodDescriptor<?, R> method, String operation, Calls calls) {
+    MethodDescriptor<Incoming, R> lenient =
+        method.toBuilder(
+                Incoming.marshaller(method.getRequestMarshaller()), method.getResponseMarshaller())
+            .build();
     return ServerMethodDefinition.create(
-        method,
+        lenient,
         ServerCalls.asyncUnaryCall(
-            (Q request, StreamObserver<R> observer) ->
-                calls.run(method, operation, (Message) request, observer)));
+            (Incoming request, StreamObserver<R> observer) ->
+                calls.run(method, operation, request, observer)));
   }
 
   /** The port actually bound (useful when configured as 0). */

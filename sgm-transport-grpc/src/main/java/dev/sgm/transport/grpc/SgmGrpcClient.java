@@ -29,11 +29,17 @@ public final class SgmGrpcClient implements SgmClient, AutoCloseable {
   }
 
   public SgmGrpcClient(String target, Duration deadline) {
+    this(target, deadline, null);
+  }
+
+  /** A client that sends {@code token} (when not null) as {@code authorization} metadata. */
+  public SgmGrpcClient(String target, Duration deadline, String token) {
     String address = target.startsWith("grpc://") ? target.substring("grpc://".length()) : target;
     this.channel =
         NettyChannelBuilder.forTarget(address)
             .usePlaintext()
             .maxInboundMessageSize(64 * 1024 * 1024)
+            .intercept(bearer(token))
             .build();
     this.deadline = deadline;
   }
@@ -73,6 +79,16 @@ public final class SgmGrpcClient implements SgmClient, AutoCloseable {
         method,
         CallOptions.DEFAULT.withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS),
         request);
+  }
+
+  private static io.grpc.ClientInterceptor bearer(String token) {
+    io.grpc.Metadata headers = new io.grpc.Metadata();
+    if (token != null) {
+      headers.put(
+          io.grpc.Metadata.Key.of("authorization", io.grpc.Metadata.ASCII_STRING_MARSHALLER),
+          "Bearer " + token);
+    }
+    return io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(headers);
   }
 
   @Override

@@ -48,6 +48,57 @@ class PythonClientTest {
   @Test
   void aPythonClientGeneratedFromTheProtosWorks(@TempDir Path dir) throws Exception {
     Path log = dir.resolve("log.txt");
+    Path generated = generate(dir, log);
+    try (HttpLessServer server = new HttpLessServer()) {
+      int status =
+          run(
+              dir,
+              List.of(
+                  PYTHON,
+                  Path.of("src/test/python/client_test.py").toAbsolutePath().toString(),
+                  generated.toString(),
+                  "127.0.0.1:" + server.running.transport().port()),
+              log);
+      String output = Files.readString(log, StandardCharsets.UTF_8);
+      System.out.println(output);
+      assertEquals(0, status, output);
+    }
+  }
+
+  @Test
+  void aPythonClientPresentsItsTokenInTheMetadata(@TempDir Path dir) throws Exception {
+    Path log = dir.resolve("log.txt");
+    Path generated = generate(dir, log);
+    try (GrpcServers.Running server = GrpcServers.start("auth.enabled", "true")) {
+      String token =
+          server
+              .runtime()
+              .tokens()
+              .create(
+                  "py",
+                  List.of(dev.sgm.api.Grants.Grant.parse("project=py:read")),
+                  java.util.Set.of(),
+                  dev.sgm.api.Sensitivity.SECRET,
+                  null)
+              .token();
+      int status =
+          run(
+              dir,
+              List.of(
+                  PYTHON,
+                  Path.of("src/test/python/auth_client_test.py").toAbsolutePath().toString(),
+                  generated.toString(),
+                  "127.0.0.1:" + server.transport().port(),
+                  token),
+              log);
+      String output = Files.readString(log, StandardCharsets.UTF_8);
+      System.out.println(output);
+      assertEquals(0, status, output);
+    }
+  }
+
+  /** Python messages generated from the published protos, after checking the tools are here. */
+  private static Path generate(Path dir, Path log) throws Exception {
     assumeTrue(
         Files.isExecutable(Path.of(PYTHON))
             && run(dir, List.of(PYTHON, "-c", "import grpc, google.protobuf"), log) == 0,
@@ -82,20 +133,7 @@ class PythonClientTest {
                 "google/rpc/error_details.proto"),
             log);
     assertEquals(0, compiled, Files.readString(log));
-    try (HttpLessServer server = new HttpLessServer()) {
-      int status =
-          run(
-              dir,
-              List.of(
-                  PYTHON,
-                  Path.of("src/test/python/client_test.py").toAbsolutePath().toString(),
-                  generated.toString(),
-                  "127.0.0.1:" + server.running.transport().port()),
-              log);
-      String output = Files.readString(log, StandardCharsets.UTF_8);
-      System.out.println(output);
-      assertEquals(0, status, output);
-    }
+    return generated;
   }
 
   /** A fresh server for this test alone. */

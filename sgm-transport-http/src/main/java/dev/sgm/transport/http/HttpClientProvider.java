@@ -13,7 +13,12 @@ public final class HttpClientProvider implements ClientProvider {
 
   @Override
   public Remote open(String url) {
-    SgmHttpClient client = new SgmHttpClient(url);
+    return open(url, null);
+  }
+
+  @Override
+  public Remote open(String url, String token) {
+    SgmHttpClient client = new SgmHttpClient(url, java.time.Duration.ofSeconds(30), token);
     return new Remote() {
       @Override
       public JsonNode call(String operation, JsonNode request) {

@@ -4,6 +4,7 @@ import dev.sgm.api.ErrorCode;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
 import dev.sgm.api.spi.Listening;
+import java.nio.file.Path;
 
 /**
  * The HTTP transport's configuration.
@@ -15,9 +16,37 @@ import dev.sgm.api.spi.Listening;
  * @param logRequests one log line per request, without content ({@code http.log-requests})
  * @param stopTimeoutMillis how long shutdown waits for in-flight requests ({@code
  *     http.stop-timeout-ms})
+ * @param tlsCert the PEM certificate chain to serve HTTPS with ({@code http.tls.cert}), or null
+ * @param tlsKey its PEM private key ({@code http.tls.key}), or null
+ * @param plaintext whether plaintext is allowed off loopback ({@code listen.plaintext})
  */
 public record HttpSettings(
-    String host, int port, long maxBodyBytes, boolean logRequests, long stopTimeoutMillis) {
+    String host,
+    int port,
+    long maxBodyBytes,
+    boolean logRequests,
+    long stopTimeoutMillis,
+    Path tlsCert,
+    Path tlsKey,
+    boolean plaintext) {
+
+  /** Plain HTTP settings, without TLS. */
+  public HttpSettings(
+      String host, int port, long maxBodyBytes, boolean logRequests, long stopTimeoutMillis) {
+    this(host, port, maxBodyBytes, logRequests, stopTimeoutMillis, null, null, false);
+  }
+
+  public HttpSettings {
+    if ((tlsCert == null) != (tlsKey == null)) {
+      throw new SgmException(
+          ErrorCode.INVALID_REQUEST, "configuration http.tls.cert and http.tls.key go together");
+    }
+  }
+
+  /** True when the server speaks HTTPS. */
+  public boolean tls() {
+    return tlsCert != null;
+  }
 
   /** The port used when none is configured. */
   public static final int DEFAULT_PORT = 7410;
@@ -34,6 +63,9 @@ public record HttpSettings(
         port,
         maxBody,
         config.getBoolean("http.log-requests", true),
-        config.getLong("http.stop-timeout-ms", 10_000));
+        config.getLong("http.stop-timeout-ms", 10_000),
+        config.get("http.tls.cert").map(Path::of).orElse(null),
+        config.get("http.tls.key").map(Path::of).orElse(null),
+        config.getBoolean(Listening.PLAINTEXT, false));
   }
 }

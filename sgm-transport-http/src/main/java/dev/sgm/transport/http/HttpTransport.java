@@ -2,15 +2,19 @@ package dev.sgm.transport.http;
 
 import dev.sgm.api.SgmService;
 import dev.sgm.api.spi.Listening;
+import dev.sgm.api.spi.Pem;
 import dev.sgm.api.spi.Transport;
 import java.util.List;
 import java.util.concurrent.Executors;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
@@ -25,13 +29,19 @@ public final class HttpTransport implements Transport {
   private final HttpSettings settings;
   private final Server server;
   private final ServerConnector connector;
+  private final boolean authenticates;
 
   public HttpTransport(HttpSettings settings, SgmService service) {
-    this(settings, new SgmHandler(service, settings));
+    this(settings, new SgmHandler(service, settings), service.authenticates());
   }
 
   /** A server with the SGM settings around another handler; benchmarks use it for a baseline. */
   public HttpTransport(HttpSettings settings, Handler handler) {
+    this(settings, handler, false);
+  }
+
+  private HttpTransport(HttpSettings settings, Handler handler, boolean authenticates) {
+    this.authenticates = authenticates;
     this.settings = settings;
     QueuedThreadPool threads = new QueuedThreadPool();
     threads.setName("sgm-http");
@@ -40,19 +50,31 @@ public final class HttpTransport implements Transport {
     HttpConfiguration http = new HttpConfiguration();
     http.setSendServerVersion(false);
     http.setSendXPoweredBy(false);
-    this.connector = new ServerConnector(server, new HttpConnectionFactory(http));
+    if (settings.tls()) {
+      http.addCustomizer(new SecureRequestCustomizer(false));
+      SslContextFactory.Server tls = new SslContextFactory.Server();
+      tls.setKeyStore(Pem.keyStore(settings.tlsCert(), settings.tlsKey()));
+      tls.setKeyStorePassword(new String(Pem.PASSWORD));
+      this.connector =
+          new ServerConnector(
+              server, new SslConnectionFactory(tls, "http/1.1"), new HttpConnectionFactory(http));
+    } else {
+      this.connector = new ServerConnector(server, new HttpConnectionFactory(http));
+    }
     connector.setHost(settings.host());
     connector.setPort(settings.port());
     server.addConnector(connector);
     // In-flight requests finish on shutdown; new ones are refused with 503 meanwhile.
     server.setHandler(new GracefulHandler(handler));
+    server.setErrorHandler(new JsonErrorHandler());
     server.setStopTimeout(settings.stopTimeoutMillis());
     server.setStopAtShutdown(false);
   }
 
   @Override
   public void start() throws Exception {
-    Listening.requireLoopback(settings.host(), "http.host");
+    Listening.check(
+        settings.host(), "http.host", authenticates, settings.tls(), settings.plaintext());
     server.start();
     LOG.log(System.Logger.Level.INFO, "HTTP transport listening on {0}", endpoints().get(0));
   }
@@ -65,7 +87,7 @@ public final class HttpTransport implements Transport {
   @Override
   public List<String> endpoints() {
     String host = settings.host().contains(":") ? "[" + settings.host() + "]" : settings.host();
-    return List.of("http://" + host + ":" + port());
+    return List.of((settings.tls() ? "https://" : "http://") + host + ":" + port());
   }
 
   @Override

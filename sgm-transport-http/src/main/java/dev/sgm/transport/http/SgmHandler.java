@@ -88,6 +88,7 @@ final class SgmHandler extends Handler.Abstract {
     String method = request.getMethod();
     String path = Request.getPathInContext(request);
     Reply reply;
+    boolean challenge = false;
     try {
       checkProtocolVersion(request);
       reply = route(method, path, request);
@@ -95,6 +96,7 @@ final class SgmHandler extends Handler.Abstract {
       reply = Reply.error(e.status, e.error);
     } catch (SgmException e) {
       reply = Reply.error(e.code().httpStatus(), e);
+      challenge = e.code() == ErrorCode.UNAUTHENTICATED;
     } catch (RuntimeException e) {
       LOG.log(System.Logger.Level.ERROR, "failed: " + method + " " + path, e);
       reply =
@@ -104,6 +106,9 @@ final class SgmHandler extends Handler.Abstract {
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, reply.contentType());
     response.getHeaders().put("SGM-Protocol-Version", ProtocolVersion.CURRENT.toString());
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+    if (challenge) {
+      response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"sgm\"");
+    }
     response.write(true, ByteBuffer.wrap(reply.body()), callback);
     if (settings.logRequests()) {
       LOG.log(
@@ -134,20 +139,27 @@ final class SgmHandler extends Handler.Abstract {
   }
 
   private Reply route(String method, String path, Request request) {
+    if (path.equals("/healthz")) {
+      requireMethod(method, "GET", path);
+      return Reply.json(Json.object().put("status", "ok"));
+    }
+    // Every route but liveness answers to the caller the request's token names.
+    Caller caller =
+        service.authenticate(CALLER.origin(), request.getHeaders().get(HttpHeader.AUTHORIZATION));
     if (path.startsWith("/v1/") && path.indexOf('/', 4) < 0 && !path.equals("/v1/discovery")) {
       requireMethod(method, "POST", path);
       String operation = path.substring(4);
-      return Reply.json(service.invoke(CALLER, operation, readJson(request)));
+      return Reply.json(service.invoke(caller, operation, readJson(request)));
     }
     if (path.startsWith("/v1/content/")) {
       requireMethod(method, "GET", path);
-      return content(path.substring("/v1/content/".length()));
+      return content(caller, path.substring("/v1/content/".length()));
     }
     for (Route route : FIXED_ROUTES) {
       if (route.path().equals(path)) {
         requireMethod(method, route.method(), path);
         return switch (route.name()) {
-          case "discover" -> Reply.json(service.discover(CALLER, DiscoverRequest.any()).toJson());
+          case "discover" -> Reply.json(service.discover(caller, DiscoverRequest.any()).toJson());
           case "health" -> Reply.json(Json.object().put("status", "ok"));
           default -> Reply.json(openApi.document());
         };
@@ -167,11 +179,11 @@ final class SgmHandler extends Handler.Abstract {
     }
   }
 
-  private Reply content(String hash) {
+  private Reply content(Caller caller, String hash) {
     if (!HASH.matcher(hash).matches()) {
       throw SgmException.invalidRequest("hash", "must be 64 lowercase hexadecimal characters");
     }
-    Optional<StoredContent> content = service.getContent(CALLER, hash);
+    Optional<StoredContent> content = service.getContent(caller, hash);
     StoredContent held =
         content.orElseThrow(
             () -> new SgmException(ErrorCode.NOT_FOUND, "no content " + hash + " is held here"));

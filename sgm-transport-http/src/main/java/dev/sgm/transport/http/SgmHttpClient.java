@@ -21,6 +21,7 @@ public final class SgmHttpClient implements SgmClient {
   private final HttpClient http;
   private final URI base;
   private final Duration timeout;
+  private final String token;
 
   /** A client of the server at {@code baseUrl}, e.g. {@code http://127.0.0.1:7410}. */
   public SgmHttpClient(String baseUrl) {
@@ -28,6 +29,12 @@ public final class SgmHttpClient implements SgmClient {
   }
 
   public SgmHttpClient(String baseUrl, Duration timeout) {
+    this(baseUrl, timeout, null);
+  }
+
+  /** A client that sends {@code token} (when not null) as {@code Authorization: Bearer}. */
+  public SgmHttpClient(String baseUrl, Duration timeout, String token) {
+    this.token = token;
     this.base = URI.create(baseUrl.endsWith("/") ? baseUrl : baseUrl + "/");
     this.timeout = timeout;
     this.http =
@@ -40,7 +47,7 @@ public final class SgmHttpClient implements SgmClient {
   @Override
   public JsonNode call(String operation, JsonNode request) {
     HttpRequest post =
-        HttpRequest.newBuilder(base.resolve("v1/" + operation))
+        authorized(HttpRequest.newBuilder(base.resolve("v1/" + operation)))
             .timeout(timeout)
             .header("Content-Type", "application/json")
             .header("Accept", "application/json")
@@ -52,7 +59,14 @@ public final class SgmHttpClient implements SgmClient {
   /** {@code GET /v1/discovery}. */
   public JsonNode discovery() {
     return send(
-        HttpRequest.newBuilder(base.resolve("v1/discovery")).timeout(timeout).GET().build());
+        authorized(HttpRequest.newBuilder(base.resolve("v1/discovery")))
+            .timeout(timeout)
+            .GET()
+            .build());
+  }
+
+  private HttpRequest.Builder authorized(HttpRequest.Builder request) {
+    return token == null ? request : request.header("Authorization", "Bearer " + token);
   }
 
   private JsonNode send(HttpRequest request) {

@@ -24,14 +24,26 @@ public final class McpClient implements SgmClient {
   private final URI endpoint;
   private final AtomicLong ids = new AtomicLong();
   private final String session;
+  private final String token;
 
   public McpClient(String endpoint) {
+    this(endpoint, null);
+  }
+
+  /** A client that sends {@code token} (when not null) as {@code Authorization: Bearer}. */
+  public McpClient(String endpoint, String token) {
+    this.token = token;
     this.endpoint = URI.create(endpoint);
     ObjectNode params = Json.object();
     params.put("protocolVersion", McpServer.VERSIONS.get(0));
     params.putObject("capabilities");
     params.putObject("clientInfo").put("name", "sgm-java-mcp-client").put("version", "1");
     HttpResponse<byte[]> initialized = post(request("initialize", params), null);
+    if (initialized.statusCode() == 401 || initialized.statusCode() == 403) {
+      throw new SgmException(
+          initialized.statusCode() == 401 ? ErrorCode.UNAUTHENTICATED : ErrorCode.FORBIDDEN,
+          Json.parse(initialized.body()).path("error").path("message").asText("refused"));
+    }
     this.session =
         initialized
             .headers()
@@ -64,6 +76,9 @@ public final class McpClient implements SgmClient {
     if (session != null) {
       request.header("Mcp-Session-Id", session);
     }
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
     try {
       return http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
     } catch (IOException e) {
@@ -79,6 +94,10 @@ public final class McpClient implements SgmClient {
   public JsonNode rpc(String method, JsonNode params) {
     HttpResponse<byte[]> response = post(request(method, params), session);
     JsonNode body = Json.parse(response.body());
+    if (response.statusCode() == 401) {
+      throw new SgmException(
+          ErrorCode.UNAUTHENTICATED, body.path("error").path("message").asText("no valid token"));
+    }
     if (body.has("error")) {
       throw SgmException.invalidRequest("params", body.path("error").path("message").asText());
     }

@@ -16,7 +16,12 @@ public final class McpClientProvider implements ClientProvider {
 
   @Override
   public Remote open(String url) {
-    McpClient client = new McpClient(url.substring("mcp+".length()));
+    return open(url, null);
+  }
+
+  @Override
+  public Remote open(String url, String token) {
+    McpClient client = new McpClient(url.substring("mcp+".length()), token);
     return new Remote() {
       @Override
       public JsonNode call(String operation, JsonNode request) {

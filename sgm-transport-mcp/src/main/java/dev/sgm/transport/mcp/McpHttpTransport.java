@@ -9,6 +9,7 @@ import dev.sgm.api.SgmException;
 import dev.sgm.api.SgmService;
 import dev.sgm.api.spi.Config;
 import dev.sgm.api.spi.Listening;
+import dev.sgm.api.spi.Pem;
 import dev.sgm.api.spi.Transport;
 import java.io.InputStream;
 import java.net.URI;
@@ -22,12 +23,17 @@ import java.util.concurrent.Executors;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.Fields;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
@@ -40,15 +46,67 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  */
 public final class McpHttpTransport implements Transport {
   private static final System.Logger LOG = System.getLogger(McpHttpTransport.class.getName());
+  private static final String ORIGIN = "mcp";
   private static final Set<String> LOCAL = Set.of("localhost", "127.0.0.1", "[::1]", "::1");
 
   private final String host;
   private final int port;
   private final McpServer mcp;
   private final McpDefaults configured;
-  private final Map<String, McpDefaults> sessions = new ConcurrentHashMap<>();
+  private final Map<String, Session> sessions = new ConcurrentHashMap<>();
+
+  /** How long a session lives without a request ({@code mcp.session-idle-ms}, 30 minutes). */
+  private final long sessionIdleNanos;
+
+  /** A session's defaults and when it was last used. */
+  private static final class Session {
+    final McpDefaults defaults;
+    volatile long usedNanos = System.nanoTime();
+
+    Session(McpDefaults defaults) {
+      this.defaults = defaults;
+    }
+  }
+
+  /** The live session of that id, touched; null when unknown or idle too long (then it ends). */
+  private McpDefaults session(String id) {
+    Session session = id == null ? null : sessions.get(id);
+    if (session == null) {
+      return null;
+    }
+    long now = System.nanoTime();
+    if (now - session.usedNanos > sessionIdleNanos) {
+      sessions.remove(id, session);
+      return null;
+    }
+    session.usedNanos = now;
+    return session.defaults;
+  }
+
+  /** Ends every session idle too long; run as sessions start, so the map cannot grow unbounded. */
+  private void expireIdle() {
+    long now = System.nanoTime();
+    sessions.values().removeIf(s -> now - s.usedNanos > sessionIdleNanos);
+  }
+
   private final Server server;
   private final ServerConnector connector;
+  private final SgmService service;
+  private final java.nio.file.Path tlsCert;
+
+  /**
+   * The names a request's Host and Origin may give: this machine's, the address listened on, and
+   * {@code mcp.allowed-hosts} (comma-separated) for a server reached by name off loopback.
+   */
+  private final Set<String> allowedHosts;
+
+  private final boolean plaintext;
+
+  /**
+   * The caller of the request being handled on this thread: a request is handled start to end on
+   * one thread, and the MCP layer calls operations without knowing about tokens.
+   */
+  private final ThreadLocal<Caller> current = new ThreadLocal<>();
 
   public McpHttpTransport(Config config, SgmService service) {
     this.host = config.get("mcp.host", "127.0.0.1");
@@ -58,11 +116,13 @@ public final class McpHttpTransport implements Transport {
         new McpDefaults(
             project == null ? null : Json.object().put("project", project),
             config.get("mcp.agent").orElse(null));
-    Caller caller = Caller.anonymous("mcp");
+    this.service = service;
     this.mcp =
         new McpServer(
-            (operation, request) -> service.invoke(caller, operation, request),
-            service.discover(caller, dev.sgm.api.DiscoverRequest.any()).operations(),
+            (operation, request) -> service.invoke(current.get(), operation, request),
+            service
+                .discover(Caller.anonymous(ORIGIN), dev.sgm.api.DiscoverRequest.any())
+                .operations(),
             McpHttpTransport.class.getModule().getDescriptor() == null
                 ? "development"
                 : McpHttpTransport.class
@@ -74,7 +134,40 @@ public final class McpHttpTransport implements Transport {
     threads.setName("sgm-mcp");
     threads.setVirtualThreadsExecutor(Executors.newVirtualThreadPerTaskExecutor());
     this.server = new Server(threads);
-    this.connector = new ServerConnector(server);
+    Set<String> allowed = new java.util.HashSet<>(LOCAL);
+    allowed.add(host);
+    for (String name : config.get("mcp.allowed-hosts", "").split(",")) {
+      if (!name.isBlank()) {
+        allowed.add(name.strip().toLowerCase(java.util.Locale.ROOT));
+      }
+    }
+    this.allowedHosts = Set.copyOf(allowed);
+    this.sessionIdleNanos =
+        java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
+            config.getLong("mcp.session-idle-ms", 30L * 60 * 1000));
+    this.tlsCert = config.get("mcp.tls.cert").map(java.nio.file.Path::of).orElse(null);
+    this.plaintext = config.getBoolean(Listening.PLAINTEXT, false);
+    if (tlsCert != null) {
+      SslContextFactory.Server tls = new SslContextFactory.Server();
+      tls.setKeyStore(
+          Pem.keyStore(
+              tlsCert,
+              config
+                  .get("mcp.tls.key")
+                  .map(java.nio.file.Path::of)
+                  .orElseThrow(
+                      () ->
+                          SgmException.invalidRequest(
+                              "mcp.tls.key", "goes with mcp.tls.cert: the PEM private key"))));
+      tls.setKeyStorePassword(new String(Pem.PASSWORD));
+      HttpConfiguration https = new HttpConfiguration();
+      https.addCustomizer(new SecureRequestCustomizer(false));
+      this.connector =
+          new ServerConnector(
+              server, new SslConnectionFactory(tls, "http/1.1"), new HttpConnectionFactory(https));
+    } else {
+      this.connector = new ServerConnector(server);
+    }
     connector.setHost(host);
     connector.setPort(port);
     server.addConnector(connector);
@@ -84,7 +177,7 @@ public final class McpHttpTransport implements Transport {
 
   @Override
   public void start() throws Exception {
-    Listening.requireLoopback(host, "mcp.host");
+    Listening.check(host, "mcp.host", service.authenticates(), tlsCert != null, plaintext);
     server.start();
     LOG.log(System.Logger.Level.INFO, "MCP (Streamable HTTP) listening on {0}", endpoints().get(0));
   }
@@ -97,7 +190,11 @@ public final class McpHttpTransport implements Transport {
   @Override
   public List<String> endpoints() {
     return List.of(
-        "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port() + "/mcp");
+        (tlsCert != null ? "https://" : "http://")
+            + (host.contains(":") ? "[" + host + "]" : host)
+            + ":"
+            + port()
+            + "/mcp");
   }
 
   @Override
@@ -147,6 +244,30 @@ public final class McpHttpTransport implements Transport {
 
     private boolean post(Request request, Response response, Callback callback, String session)
         throws Exception {
+      Caller caller;
+      try {
+        caller = service.authenticate(ORIGIN, request.getHeaders().get(HttpHeader.AUTHORIZATION));
+      } catch (SgmException e) {
+        if (e.code() == dev.sgm.api.ErrorCode.UNAUTHENTICATED) {
+          response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"sgm\"");
+        }
+        return reply(
+            response,
+            callback,
+            e.code().httpStatus(),
+            null,
+            McpServer.error(null, -32001, e.getMessage()));
+      }
+      current.set(caller);
+      try {
+        return authenticated(request, response, callback, session);
+      } finally {
+        current.remove();
+      }
+    }
+
+    private boolean authenticated(
+        Request request, Response response, Callback callback, String session) throws Exception {
       JsonNode body;
       try (InputStream in = Content.Source.asInputStream(request)) {
         body = Json.parse(in.readNBytes(8 * 1024 * 1024));
@@ -164,9 +285,10 @@ public final class McpHttpTransport implements Transport {
       if (initializing) {
         newSession = UUID.randomUUID().toString();
         defaults = fromQuery(request);
-        sessions.put(newSession, defaults);
+        expireIdle();
+        sessions.put(newSession, new Session(defaults));
       } else {
-        defaults = session == null ? null : sessions.get(session);
+        defaults = session(session);
         if (defaults == null) {
           return reply(
               response,
@@ -214,7 +336,7 @@ public final class McpHttpTransport implements Transport {
       if (origin != null && !origin.equals("null")) {
         try {
           String originHost = URI.create(origin).getHost();
-          if (originHost == null || !LOCAL.contains(originHost)) {
+          if (originHost == null || !allowedHosts.contains(originHost)) {
             return false;
           }
         } catch (IllegalArgumentException e) {
@@ -229,7 +351,7 @@ public final class McpHttpTransport implements Transport {
           hostHeader.startsWith("[")
               ? hostHeader.substring(0, hostHeader.indexOf(']') + 1)
               : hostHeader.split(":")[0];
-      return LOCAL.contains(name);
+      return allowedHosts.contains(name.toLowerCase(java.util.Locale.ROOT));
     }
 
     private boolean reply(

@@ -22,6 +22,8 @@ import java.util.List;
  * promises that.
  */
 public final class McpServer {
+  private static final System.Logger LOG = System.getLogger(McpServer.class.getName());
+
   /** Protocol revisions this server speaks, newest first. */
   static final List<String> VERSIONS = List.of("2025-06-18", "2025-03-26", "2024-11-05");
 
@@ -49,14 +51,27 @@ public final class McpServer {
       return error(null, -32600, "not a JSON-RPC 2.0 message");
     }
     JsonNode id = message.get("id");
-    String method = message.path("method").asText(null);
-    if (method == null) {
-      return null; // a response to something we never sent
+    if (id != null && !(id.isTextual() || id.isNumber() || id.isNull())) {
+      return error(null, -32600, "id must be a string, a number or null");
     }
+    JsonNode methodNode = message.get("method");
+    if (methodNode == null) {
+      if (id == null || message.has("result") || message.has("error")) {
+        return null; // a response to something we never sent, or nothing to answer to
+      }
+      return error(id, -32600, "a request needs a method");
+    }
+    if (!methodNode.isTextual()) {
+      return id == null ? null : error(id, -32600, "method must be a string");
+    }
+    String method = methodNode.textValue();
     if (id == null) {
       return null; // notifications (initialized, cancelled, ...) need no answer
     }
     JsonNode params = message.path("params");
+    if (!params.isMissingNode() && !params.isObject() && !params.isNull()) {
+      return error(id, -32602, "params must be an object");
+    }
     try {
       return switch (method) {
         case "initialize" -> result(id, initialize(params));
@@ -70,6 +85,10 @@ public final class McpServer {
       };
     } catch (SgmException e) {
       return error(id, -32602, e.getMessage());
+    } catch (RuntimeException e) {
+      // One bad message must not end the session (over stdio, the process); the log has why.
+      LOG.log(System.Logger.Level.ERROR, "MCP method " + method + " failed", e);
+      return error(id, -32603, "internal error; see the server's log");
     }
   }
 
@@ -171,9 +190,14 @@ public final class McpServer {
       throw SgmException.invalidRequest(
           "uri", "'" + uri + "' is not an sgm://record/{scope}/{id} URI");
     }
-    String canonical =
-        URLDecoder.decode(uri.substring(prefix.length(), slash), StandardCharsets.UTF_8);
-    String id = URLDecoder.decode(uri.substring(slash + 1), StandardCharsets.UTF_8);
+    String canonical;
+    String id;
+    try {
+      canonical = URLDecoder.decode(uri.substring(prefix.length(), slash), StandardCharsets.UTF_8);
+      id = URLDecoder.decode(uri.substring(slash + 1), StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw SgmException.invalidRequest("uri", "'" + uri + "' is not percent-encoded correctly");
+    }
     ObjectNode scope = Json.object();
     for (String pair : canonical.split(";")) {
       int eq = pair.indexOf('=');

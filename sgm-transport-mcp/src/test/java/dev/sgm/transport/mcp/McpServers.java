@@ -37,7 +37,10 @@ final class McpServers {
     try {
       for (Transport transport : runtime.startTransports()) {
         if (transport instanceof McpHttpTransport mcp) {
-          return new Running(runtime, mcp, new McpClient(mcp.endpoints().get(0)));
+          // With authentication on, a client needs a token the test creates first.
+          McpClient client =
+              runtime.tokens().enabled() ? null : new McpClient(mcp.endpoints().get(0));
+          return new Running(runtime, mcp, client);
         }
       }
     } catch (Exception e) {

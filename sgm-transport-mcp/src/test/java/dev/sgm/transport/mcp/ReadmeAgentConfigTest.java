@@ -39,4 +39,27 @@ class ReadmeAgentConfigTest {
       assertTrue(stdio || http, config.toString());
     }
   }
+
+  @Test
+  void theTeamConfigurationsSendTheBearerHeader() throws Exception {
+    String readme = Files.readString(Path.of("..", "README.md"));
+    String section =
+        readme.substring(
+            readme.indexOf("<!-- team-agent-configs -->"),
+            readme.indexOf("<!-- /team-agent-configs -->"));
+    String[] parts = section.split("```json");
+    assertEquals(4, parts.length, "Claude Code, Cursor and VS Code");
+    for (int i = 1; i < parts.length; i++) {
+      JsonNode config = Json.parse(parts[i].substring(0, parts[i].indexOf("```")));
+      JsonNode servers =
+          config.has("mcpServers") ? config.get("mcpServers") : config.get("servers");
+      JsonNode sgm = servers.path("sgm");
+      assertTrue(
+          sgm.path("url").asText().startsWith("http://127.0.0.1:7412/mcp?project="),
+          config.toString());
+      assertTrue(
+          sgm.path("headers").path("Authorization").asText().startsWith("Bearer ${"),
+          config.toString());
+    }
+  }
 }

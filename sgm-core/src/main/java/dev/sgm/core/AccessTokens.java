@@ -1,0 +1,302 @@
+package dev.sgm.core;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.Caller;
+import dev.sgm.api.ErrorCode;
+import dev.sgm.api.Grants;
+import dev.sgm.api.Json;
+import dev.sgm.api.Scope;
+import dev.sgm.api.Sensitivity;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.Timestamps;
+import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.TokenStore;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Bearer tokens: who a request comes from. A token is {@code sgm_<id>_<secret>} with 256 random
+ * bits of secret; the storage keeps its id, principal, grants and the SHA-256 of the secret, never
+ * the secret, and a presented secret is compared with that hash in constant time. A static
+ * bootstrap token ({@code auth.token}, or the file {@code auth.token-file}, which must be readable
+ * by its owner only) acts as the owner, for first start-up. Authentication is on when {@code
+ * auth.enabled} is true or a bootstrap token is configured.
+ */
+public final class AccessTokens {
+  private static final System.Logger LOG = System.getLogger(AccessTokens.class.getName());
+  private static final Pattern FORMAT = Pattern.compile("sgm_([0-9a-f]{16})_([A-Za-z0-9_-]{43})");
+
+  /** How long a checked token is trusted before the storage is asked again (revocation lag). */
+  static final Duration RECHECK = Duration.ofSeconds(2);
+
+  /** The principal of the bootstrap token. */
+  public static final String BOOTSTRAP_PRINCIPAL = "bootstrap";
+
+  private final Optional<TokenStore> store;
+  private final Clock clock;
+  private final boolean enabled;
+  private final byte[] bootstrapHash;
+  private final SecureRandom random = new SecureRandom();
+  private final Map<String, Checked> recent = new ConcurrentHashMap<>();
+
+  private record Checked(TokenStore.Entry entry, long atNanos) {}
+
+  AccessTokens(Config config, Optional<TokenStore> store, Clock clock) {
+    this.store = store;
+    this.clock = clock;
+    String bootstrap = bootstrapToken(config);
+    this.bootstrapHash = bootstrap == null ? null : sha256(bootstrap);
+    this.enabled = config.getBoolean("auth.enabled", false) || bootstrap != null;
+  }
+
+  private static String bootstrapToken(Config config) {
+    Optional<String> file = config.get("auth.token-file");
+    if (file.isPresent()) {
+      Path path = Path.of(file.get());
+      try {
+        Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(path);
+        if (permissions.stream()
+            .anyMatch(p -> p.name().startsWith("GROUP") || p.name().startsWith("OTHERS"))) {
+          throw PluginLoader.startupError(
+              "the token file " + path + " is readable by others; make it private (chmod 600)");
+        }
+        String token = Files.readString(path, StandardCharsets.UTF_8).strip();
+        return checkedBootstrap(token, "auth.token-file");
+      } catch (UnsupportedOperationException e) {
+        // No POSIX permissions on this file system: nothing to check.
+        return readQuietly(path);
+      } catch (IOException e) {
+        throw PluginLoader.startupError("the token file " + path + " cannot be read");
+      }
+    }
+    return config
+        .get("auth.token")
+        .map(t -> checkedBootstrap(t.strip(), "auth.token"))
+        .orElse(null);
+  }
+
+  private static String readQuietly(Path path) {
+    try {
+      return checkedBootstrap(
+          Files.readString(path, StandardCharsets.UTF_8).strip(), "auth.token-file");
+    } catch (IOException e) {
+      throw PluginLoader.startupError("the token file " + path + " cannot be read");
+    }
+  }
+
+  private static String checkedBootstrap(String token, String key) {
+    if (token.length() < 32) {
+      throw PluginLoader.startupError(
+          key
+              + ": a bootstrap token must be at least 32 characters (128 bits of randomness or more)");
+    }
+    return token;
+  }
+
+  /** True when requests must carry a token. */
+  public boolean enabled() {
+    return enabled;
+  }
+
+  /**
+   * The caller a request's {@code Authorization} header names: the owner when authentication is
+   * off, else the token's principal with its grants; {@code unauthenticated} when the header is
+   * missing, malformed, or names no live token.
+   */
+  public Caller authenticate(String origin, String authorization) {
+    if (!enabled) {
+      return Caller.anonymous(origin);
+    }
+    if (authorization == null || authorization.isBlank()) {
+      throw unauthenticated("this server needs a token: Authorization: Bearer <token>");
+    }
+    String[] parts = authorization.strip().split("\\s+", 2);
+    if (parts.length != 2 || !parts[0].equalsIgnoreCase("Bearer")) {
+      throw unauthenticated("the Authorization header must be 'Bearer <token>'");
+    }
+    String token = parts[1];
+    if (bootstrapHash != null && MessageDigest.isEqual(sha256(token), bootstrapHash)) {
+      return new Caller(Optional.of(BOOTSTRAP_PRINCIPAL), origin, Grants.OWNER);
+    }
+    Matcher matcher = FORMAT.matcher(token);
+    if (!matcher.matches()) {
+      failed(origin);
+      throw unauthenticated("the token is not valid (malformed, unknown, revoked or expired)");
+    }
+    TokenStore.Entry entry = entry(matcher.group(1));
+    byte[] presented = sha256(matcher.group(2));
+    boolean matches = MessageDigest.isEqual(presented, entry == null ? new byte[32] : entry.hash());
+    Instant now = clock.instant();
+    if (entry == null
+        || !matches
+        || entry.revokedAt() != null
+        || (entry.expiresAt() != null && !now.isBefore(entry.expiresAt()))) {
+      failed(origin);
+      throw unauthenticated("the token is not valid (malformed, unknown, revoked or expired)");
+    }
+    return Caller.authenticated(entry.principal(), origin, grantsOf(entry.grants()));
+  }
+
+  private TokenStore.Entry entry(String id) {
+    long now = System.nanoTime();
+    Checked checked = recent.get(id);
+    if (checked != null && now - checked.atNanos() < RECHECK.toNanos()) {
+      return checked.entry();
+    }
+    TokenStore.Entry entry = store.flatMap(s -> s.find(id)).orElse(null);
+    if (entry != null) {
+      recent.put(id, new Checked(entry, now));
+    } else {
+      recent.remove(id);
+    }
+    return entry;
+  }
+
+  private static void failed(String origin) {
+    LOG.log(System.Logger.Level.WARNING, "a request over {0} presented an invalid token", origin);
+  }
+
+  /** A new token, created and kept; its text is returned once and never again. */
+  public record Created(String id, String token, ObjectNode description) {}
+
+  /**
+   * Creates a token for {@code principal}. Without {@code agents} it may speak only as the agent
+   * named like the principal; {@code *} allows any.
+   */
+  public Created create(
+      String principal,
+      List<Grants.Grant> grants,
+      Set<String> agents,
+      Sensitivity clearance,
+      Duration expiresIn) {
+    TokenStore tokens = requireStore();
+    if (principal == null || principal.isBlank() || principal.length() > 256) {
+      throw SgmException.invalidRequest("principal", "must be a name of 1 to 256 characters");
+    }
+    if (grants.isEmpty()) {
+      throw SgmException.invalidRequest("grant", "a token needs at least one grant");
+    }
+    Set<String> speaks = agents.isEmpty() ? Set.of(principal) : new LinkedHashSet<>(agents);
+    byte[] idBytes = new byte[8];
+    random.nextBytes(idBytes);
+    byte[] secretBytes = new byte[32];
+    random.nextBytes(secretBytes);
+    String id = HexFormat.of().formatHex(idBytes);
+    String secret = Base64.getUrlEncoder().withoutPadding().encodeToString(secretBytes);
+    Instant now = clock.instant();
+    Grants granted = new Grants(grants, speaks, clearance);
+    TokenStore.Entry entry =
+        new TokenStore.Entry(
+            id,
+            principal,
+            sha256(secret),
+            Json.write(grantsJson(granted)),
+            now,
+            expiresIn == null ? null : now.plus(expiresIn),
+            null);
+    tokens.add(entry);
+    return new Created(id, "sgm_" + id + "_" + secret, describe(entry));
+  }
+
+  /** Every token, described without its secret. */
+  public List<ObjectNode> list() {
+    List<ObjectNode> list = new ArrayList<>();
+    requireStore().list().forEach(e -> list.add(describe(e)));
+    return list;
+  }
+
+  /** Revokes the token {@code id} (the part after {@code sgm_}); {@code not_found} if none. */
+  public void revoke(String id) {
+    if (!requireStore().revoke(id, clock.instant())) {
+      throw new SgmException(ErrorCode.NOT_FOUND, "no live token " + id);
+    }
+    recent.remove(id);
+  }
+
+  private TokenStore requireStore() {
+    return store.orElseThrow(
+        () -> new SgmException(ErrorCode.UNSUPPORTED_CAPABILITY, "this storage keeps no tokens"));
+  }
+
+  private ObjectNode describe(TokenStore.Entry entry) {
+    ObjectNode json = Json.object();
+    json.put("id", entry.id());
+    json.put("principal", entry.principal());
+    json.setAll((ObjectNode) Json.parse(entry.grants()));
+    json.put("created_at", Timestamps.format(entry.createdAt()));
+    if (entry.expiresAt() != null) {
+      json.put("expires_at", Timestamps.format(entry.expiresAt()));
+    }
+    String state =
+        entry.revokedAt() != null
+            ? "revoked"
+            : entry.expiresAt() != null && !clock.instant().isBefore(entry.expiresAt())
+                ? "expired"
+                : "live";
+    json.put("state", state);
+    return json;
+  }
+
+  private static ObjectNode grantsJson(Grants grants) {
+    ObjectNode json = Json.object();
+    ArrayNode list = json.putArray("grants");
+    for (Grants.Grant grant : grants.grants()) {
+      list.addObject()
+          .put("scope", grant.scope().canonical())
+          .put("access", grant.access().wireName());
+    }
+    ArrayNode agents = json.putArray("agents");
+    grants.agents().stream().sorted().forEach(agents::add);
+    json.put("clearance", grants.clearance().wireName());
+    return json;
+  }
+
+  private static Grants grantsOf(String text) {
+    JsonNode json = Json.parse(text);
+    List<Grants.Grant> grants = new ArrayList<>();
+    for (JsonNode grant : json.path("grants")) {
+      grants.add(
+          new Grants.Grant(
+              Scope.parseCanonical(grant.path("scope").asText()),
+              Grants.Access.fromWireName(grant.path("access").asText())));
+    }
+    Set<String> agents = new LinkedHashSet<>();
+    json.path("agents").forEach(a -> agents.add(a.asText()));
+    return new Grants(
+        grants, agents, Sensitivity.fromWireName(json.path("clearance").asText(), "clearance"));
+  }
+
+  private static byte[] sha256(String text) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JDK", e);
+    }
+  }
+
+  private static SgmException unauthenticated(String message) {
+    return new SgmException(ErrorCode.UNAUTHENTICATED, message);
+  }
+}
