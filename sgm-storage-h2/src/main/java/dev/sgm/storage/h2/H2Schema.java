@@ -68,6 +68,7 @@ final class H2Schema {
               "DROP TABLE record_terms",
               "CREATE TABLE sgm_meta (name VARCHAR(64) PRIMARY KEY, val VARCHAR(1100) NOT NULL)",
               "INSERT INTO sgm_meta(name, val) VALUES ('identity', RANDOM_UUID())"),
+          // 4: access tokens, by their hashes only.
           List.of(
               "CREATE TABLE access_tokens (id VARCHAR(64) PRIMARY KEY,"
                   + " principal VARCHAR(256) NOT NULL, hash VARBINARY(64) NOT NULL,"

@@ -1,4 +1,4 @@
-package dev.sgm.core;
+package dev.sgm.storage.h2;
 
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.SgmException;
