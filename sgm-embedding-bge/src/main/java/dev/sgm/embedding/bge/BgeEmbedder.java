@@ -70,6 +70,11 @@ final class BgeEmbedder implements Embedder {
   private final float[] blank;
   private final AtomicBoolean closed = new AtomicBoolean();
 
+  /** Guards {@link #queriesWaiting}: the queries asked for and not yet answered. */
+  private final Object queryGate = new Object();
+
+  private int queriesWaiting;
+
   private BgeEmbedder(
       BgeSettings settings,
       OrtEnvironment environment,
@@ -178,7 +183,7 @@ final class BgeEmbedder implements Embedder {
       List<FutureTask<float[]>> batch = new ArrayList<>();
       for (String text : texts.subList(from, Math.min(texts.size(), from + settings.batchSize()))) {
         String clipped = clip(text);
-        batch.add(schedule(passageWorkers, () -> embed(passageModel, clipped)));
+        batch.add(schedule(passageWorkers, () -> embedPassage(clipped)));
       }
       try {
         for (FutureTask<float[]> job : batch) {
@@ -195,7 +200,35 @@ final class BgeEmbedder implements Embedder {
   public float[] embedQuery(String text) {
     String clipped = clip(text);
     String asked = clipped.isBlank() ? clipped : QUERY_PREFIX + clipped;
-    return await(schedule(queryWorkers, () -> embed(queryModel, asked)));
+    synchronized (queryGate) {
+      queriesWaiting++;
+    }
+    try {
+      return await(schedule(queryWorkers, () -> embed(queryModel, asked)));
+    } finally {
+      synchronized (queryGate) {
+        queriesWaiting--;
+        queryGate.notifyAll();
+      }
+    }
+  }
+
+  /**
+   * Runs on a passage worker: a passage starts only while no query is being embedded, so that a
+   * query has the processors to itself except for passages already running when it came.
+   */
+  private float[] embedPassage(String text) {
+    synchronized (queryGate) {
+      while (queriesWaiting > 0 && !closed.get()) {
+        try {
+          queryGate.wait(50);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new CancellationException("interrupted while waiting for queries");
+        }
+      }
+    }
+    return embed(passageModel, text);
   }
 
   @Override
