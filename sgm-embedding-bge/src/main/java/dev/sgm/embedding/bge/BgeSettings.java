@@ -9,16 +9,17 @@ import dev.sgm.api.spi.Config;
  * once, how many threads ONNX Runtime uses inside one of them, how many texts a batch holds, and
  * how much of a long text is embedded.
  *
- * <p>The defaults come from sgm-benchmarks' run-embed on two cores. A short text is many small
+ * <p>The defaults come from sgm-benchmarks' run-embed on two cores. A short query is many small
  * operations: two threads inside one run, spinning between operations as ONNX Runtime does by
- * default, embed a query in 3.3 ms where one thread takes 5.3 ms. Two runs at once with two threads
- * each oversubscribe the cores (and a query behind a batch waits 9 ms instead of 4.6), so runs are
- * not multiplied past the cores: {@code workers × intra-op-threads ≤ processors}.
+ * default, embed it in 3.6 ms where one thread takes 5.9 ms. Passages are embedded for throughput:
+ * two runs at once of one thread each embed 357 texts/s, one run on two threads 219. Queries and
+ * passages have their own sessions and workers, so a query never waits for a passage.
  *
- * @param workers texts embedded at once, across every caller ({@code bge-small-en.workers};
- *     processors ÷ intra-op threads by default)
- * @param intraOpThreads ONNX Runtime's threads inside one text ({@code
- *     bge-small-en.intra-op-threads}; 2, or 1 on one processor, by default)
+ * @param workers passages embedded at once, across every caller, each on one thread ({@code
+ *     bge-small-en.workers}; the number of processors by default)
+ * @param intraOpThreads ONNX Runtime's threads inside one query ({@code
+ *     bge-small-en.intra-op-threads}; 2, or 1 on one processor, by default); queries are embedded
+ *     {@code processors ÷ intra-op threads} at once
  * @param batchSize texts queued at once for one caller before its next batch ({@code
  *     bge-small-en.batch-size}, 64 by default)
  * @param maxChars characters of a text that are embedded; the rest is ignored ({@code
@@ -42,10 +43,15 @@ record BgeSettings(int workers, int intraOpThreads, int batchSize, int maxChars)
     int processors = Runtime.getRuntime().availableProcessors();
     int intraOpThreads = config.getInt(PREFIX + "intra-op-threads", Math.min(2, processors));
     return new BgeSettings(
-        config.getInt(PREFIX + "workers", Math.max(1, processors / intraOpThreads)),
+        config.getInt(PREFIX + "workers", processors),
         intraOpThreads,
         config.getInt(PREFIX + "batch-size", 64),
         config.getInt(PREFIX + "max-chars", 2048));
+  }
+
+  /** Queries embedded at once: as many runs as the processors hold at their intra-op threads. */
+  int queryWorkers() {
+    return Math.max(1, Runtime.getRuntime().availableProcessors() / intraOpThreads);
   }
 
   private static void check(String key, int value, int min, int max) {
