@@ -39,6 +39,12 @@ public final class ConfigLoader {
   /** {@code true} keeps everything in memory (tests, throw-away demos). */
   public static final String STORAGE_MEMORY = "storage.memory";
 
+  /**
+   * How long the change feed keeps an entry (default {@code 7d}); a cursor older than that is
+   * {@code cursor_expired}. A duration such as {@code 7d}, {@code 12h}, {@code 90s} or {@code P7D}.
+   */
+  public static final String CHANGES_RETENTION = "changes.retention";
+
   private ConfigLoader() {}
 
   /** The configuration from this process's environment plus {@code explicit} options. */

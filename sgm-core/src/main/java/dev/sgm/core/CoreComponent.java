@@ -19,6 +19,8 @@ interface CoreComponent {
 
   SearchFollower search();
 
+  ChangeFeed feed();
+
   /** Creates the graph for one runtime. */
   @Component.Factory
   interface Factory {

@@ -211,15 +211,26 @@ final class CoreModule {
     return properties;
   }
 
+  /** The change feed, keeping its log for {@code changes.retention}. */
+  @Provides
+  @Singleton
+  static ChangeFeed feed(Config config, Storage storage, Clock clock) {
+    String retention = config.get(ConfigLoader.CHANGES_RETENTION, "7d");
+    return new ChangeFeed(
+        storage, clock, ChangeFeed.parseDuration(ConfigLoader.CHANGES_RETENTION, retention));
+  }
+
   @Provides
   @Singleton
   static Engine engine(
       Storage storage,
       SearchFollower search,
+      ChangeFeed feed,
       RecordValidator validator,
       ActivePlugins plugins,
       Clock clock,
       DiscoveryDocument discovery) {
-    return new Engine(storage, search, validator, new RecordIndexer(), plugins, clock, discovery);
+    return new Engine(
+        storage, search, feed, validator, new RecordIndexer(), plugins, clock, discovery);
   }
 }

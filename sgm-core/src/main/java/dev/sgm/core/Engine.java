@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
 import dev.sgm.api.BatchStoreResult;
 import dev.sgm.api.Caller;
+import dev.sgm.api.ChangesRequest;
+import dev.sgm.api.ChangesResult;
 import dev.sgm.api.ContentReference;
 import dev.sgm.api.DeleteRequest;
 import dev.sgm.api.DeleteResult;
@@ -71,6 +73,7 @@ final class Engine implements SgmService {
 
   private final Storage storage;
   private final SearchFollower search;
+  private final ChangeFeed feed;
   private final RecordValidator validator;
   private final RecordIndexer indexer;
   private final ActivePlugins plugins;
@@ -80,6 +83,7 @@ final class Engine implements SgmService {
   Engine(
       Storage storage,
       SearchFollower search,
+      ChangeFeed feed,
       RecordValidator validator,
       RecordIndexer indexer,
       ActivePlugins plugins,
@@ -87,6 +91,7 @@ final class Engine implements SgmService {
       DiscoveryDocument discovery) {
     this.storage = storage;
     this.search = search;
+    this.feed = feed;
     this.validator = validator;
     this.indexer = indexer;
     this.plugins = plugins;
@@ -149,7 +154,14 @@ final class Engine implements SgmService {
   public StoreResult store(Caller caller, StoreRequest request) {
     ObjectNode record = prepare(request.record());
     return storage.inTransaction(
-        tx -> apply(tx, caller, record, request.expectedVersion(), request.ifAbsent()));
+        tx ->
+            apply(
+                tx,
+                caller,
+                record,
+                request.expectedVersion(),
+                request.ifAbsent(),
+                Change.Kind.STORED));
   }
 
   @Override
@@ -168,7 +180,8 @@ final class Engine implements SgmService {
           for (int i = 0; i < records.size(); i++) {
             StoreResult result;
             try {
-              result = apply(tx, caller, records.get(i), null, request.ifAbsent());
+              result =
+                  apply(tx, caller, records.get(i), null, request.ifAbsent(), Change.Kind.STORED);
             } catch (SgmException e) {
               throw e.withFieldPrefix("records[" + i + "].");
             }
@@ -205,7 +218,8 @@ final class Engine implements SgmService {
       Caller caller,
       ObjectNode validated,
       Long expectedVersion,
-      boolean ifAbsent) {
+      boolean ifAbsent,
+      Change.Kind kind) {
     // A fresh copy per attempt: storage may run this work again after a concurrent-write retry.
     ObjectNode record = validated.deepCopy();
     Scope scope = Scope.fromJson(record.get("scope"), "scope", ErrorCode.INVALID_RECORD);
@@ -264,7 +278,7 @@ final class Engine implements SgmService {
             false,
             document,
             indexer.index(record)),
-        new WriteLog(Change.Kind.STORED, writerName(caller, record), plugins.keepsHistory()));
+        new WriteLog(kind, writerName(caller, record), plugins.keepsHistory()));
     MemoryRecord stored = MemoryRecord.of(record);
     Profile owner = plugins.ownerOf(stored.type());
     if (owner != null) {
@@ -613,7 +627,12 @@ final class Engine implements SgmService {
     return new RecordWriter() {
       @Override
       public StoreResult store(JsonNode record) {
-        return apply(tx, caller, prepare(record), null, false);
+        return store(record, Change.Kind.STORED);
+      }
+
+      @Override
+      public StoreResult store(JsonNode record, Change.Kind kind) {
+        return apply(tx, caller, prepare(record), null, false, kind);
       }
 
       @Override
@@ -659,6 +678,11 @@ final class Engine implements SgmService {
             RecordIndexer.sha256(bytes), request.text() ? "utf-8" : "binary", bytes.length);
     storage.putContent(reference, bytes);
     return reference;
+  }
+
+  @Override
+  public ChangesResult changes(Caller caller, ChangesRequest request) {
+    return feed.changes(caller, request);
   }
 
   @Override

@@ -43,6 +43,7 @@ public final class SgmRuntime implements AutoCloseable {
     graph.storage();
     graph.engine();
     graph.search().start();
+    graph.feed().start();
     return new SgmRuntime(graph, config);
   }
 
@@ -96,6 +97,7 @@ public final class SgmRuntime implements AutoCloseable {
       started.get(i).close();
     }
     started.clear();
+    graph.feed().close();
     SearchFollower search = graph.search();
     search.close();
     if (search.embedder() != null) {
