@@ -39,6 +39,16 @@ public interface SgmService {
     return ChangesResult.fromJson(invoke(caller, "changes", request.toJson()));
   }
 
+  /**
+   * A live watch of {@code request}'s scopes and types from its cursor (or from the present), in
+   * commit order: the streaming form of {@link #changes}. Fails with {@code unsupported_capability}
+   * where watching is not offered.
+   */
+  default ChangeStream watch(Caller caller, ChangesRequest request) {
+    throw new SgmException(
+        ErrorCode.UNSUPPORTED_CAPABILITY, "this service offers no watch streams");
+  }
+
   /** Content kept by {@code put_content}, by hash. */
   Optional<StoredContent> getContent(Caller caller, String hash);
 

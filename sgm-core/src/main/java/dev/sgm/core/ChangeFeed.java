@@ -120,6 +120,9 @@ final class ChangeFeed implements AutoCloseable {
     }
     long after = decode(request.since(), "since");
     checkRetained(after, "since");
+    // Waits for transactions still committing, so a caller sees every write that committed before
+    // it asked (its own included), not only those below the first one still in flight.
+    storage.committedSequence();
     List<ChangeEvent> events = new ArrayList<>();
     long position = after;
     int scanned = 0;

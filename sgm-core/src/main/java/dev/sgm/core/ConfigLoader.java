@@ -45,6 +45,12 @@ public final class ConfigLoader {
    */
   public static final String CHANGES_RETENTION = "changes.retention";
 
+  /**
+   * How many events a watch buffers for a slow consumer (default 1000) before it reads from the
+   * change log instead.
+   */
+  public static final String WATCH_BUFFER = "watch.buffer";
+
   private ConfigLoader() {}
 
   /** The configuration from this process's environment plus {@code explicit} options. */

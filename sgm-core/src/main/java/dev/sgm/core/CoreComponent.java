@@ -21,6 +21,8 @@ interface CoreComponent {
 
   ChangeFeed feed();
 
+  ChangeNotifier notifier();
+
   /** Creates the graph for one runtime. */
   @Component.Factory
   interface Factory {

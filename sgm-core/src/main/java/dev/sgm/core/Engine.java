@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
 import dev.sgm.api.BatchStoreResult;
 import dev.sgm.api.Caller;
+import dev.sgm.api.ChangeStream;
 import dev.sgm.api.ChangesRequest;
 import dev.sgm.api.ChangesResult;
 import dev.sgm.api.ContentReference;
@@ -74,6 +75,7 @@ final class Engine implements SgmService {
   private final Storage storage;
   private final SearchFollower search;
   private final ChangeFeed feed;
+  private final ChangeNotifier notifier;
   private final RecordValidator validator;
   private final RecordIndexer indexer;
   private final ActivePlugins plugins;
@@ -84,6 +86,7 @@ final class Engine implements SgmService {
       Storage storage,
       SearchFollower search,
       ChangeFeed feed,
+      ChangeNotifier notifier,
       RecordValidator validator,
       RecordIndexer indexer,
       ActivePlugins plugins,
@@ -92,6 +95,7 @@ final class Engine implements SgmService {
     this.storage = storage;
     this.search = search;
     this.feed = feed;
+    this.notifier = notifier;
     this.validator = validator;
     this.indexer = indexer;
     this.plugins = plugins;
@@ -683,6 +687,11 @@ final class Engine implements SgmService {
   @Override
   public ChangesResult changes(Caller caller, ChangesRequest request) {
     return feed.changes(caller, request);
+  }
+
+  @Override
+  public ChangeStream watch(Caller caller, ChangesRequest request) {
+    return notifier.watch(caller, request);
   }
 
   @Override
