@@ -11,8 +11,11 @@ import dev.sgm.api.spi.Listening;
  * @param maxMessageBytes the largest message accepted ({@code grpc.max-message-bytes}, 4 MiB)
  * @param stopTimeoutMillis how long shutdown waits for calls in flight ({@code
  *     grpc.stop-timeout-ms})
+ * @param heartbeatMillis how often an idle watch stream gets a heartbeat message ({@code
+ *     watch.heartbeat-ms}, default 15 s)
  */
-public record GrpcSettings(String host, int port, int maxMessageBytes, long stopTimeoutMillis) {
+public record GrpcSettings(
+    String host, int port, int maxMessageBytes, long stopTimeoutMillis, long heartbeatMillis) {
   /** The port used when none is configured. */
   public static final int DEFAULT_PORT = 7411;
 
@@ -22,6 +25,7 @@ public record GrpcSettings(String host, int port, int maxMessageBytes, long stop
         config.get("grpc.host", "127.0.0.1"),
         port,
         config.getInt("grpc.max-message-bytes", 4 * 1024 * 1024),
-        config.getLong("grpc.stop-timeout-ms", 10_000));
+        config.getLong("grpc.stop-timeout-ms", 10_000),
+        Math.max(10, config.getLong("watch.heartbeat-ms", 15_000)));
   }
 }

@@ -15,9 +15,25 @@ import dev.sgm.api.spi.Listening;
  * @param logRequests one log line per request, without content ({@code http.log-requests})
  * @param stopTimeoutMillis how long shutdown waits for in-flight requests ({@code
  *     http.stop-timeout-ms})
+ * @param heartbeatMillis how often an idle watch stream gets a heartbeat comment ({@code
+ *     watch.heartbeat-ms}, default 15 s): it keeps proxies from closing it and finds clients gone
  */
 public record HttpSettings(
-    String host, int port, long maxBodyBytes, boolean logRequests, long stopTimeoutMillis) {
+    String host,
+    int port,
+    long maxBodyBytes,
+    boolean logRequests,
+    long stopTimeoutMillis,
+    long heartbeatMillis) {
+
+  /** Settings with the default heartbeat. */
+  public HttpSettings(
+      String host, int port, long maxBodyBytes, boolean logRequests, long stopTimeoutMillis) {
+    this(host, port, maxBodyBytes, logRequests, stopTimeoutMillis, DEFAULT_HEARTBEAT_MS);
+  }
+
+  /** How often an idle watch stream gets a heartbeat unless configured. */
+  public static final long DEFAULT_HEARTBEAT_MS = 15_000;
 
   /** The port used when none is configured. */
   public static final int DEFAULT_PORT = 7410;
@@ -34,6 +50,7 @@ public record HttpSettings(
         port,
         maxBody,
         config.getBoolean("http.log-requests", true),
-        config.getLong("http.stop-timeout-ms", 10_000));
+        config.getLong("http.stop-timeout-ms", 10_000),
+        Math.max(10, config.getLong("watch.heartbeat-ms", DEFAULT_HEARTBEAT_MS)));
   }
 }

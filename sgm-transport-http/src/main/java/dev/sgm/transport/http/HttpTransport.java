@@ -25,14 +25,21 @@ public final class HttpTransport implements Transport {
   private final HttpSettings settings;
   private final Server server;
   private final ServerConnector connector;
+  private final Handler handler;
 
   public HttpTransport(HttpSettings settings, SgmService service) {
     this(settings, new SgmHandler(service, settings));
   }
 
+  /** The open watch streams, for tests that check they are freed. */
+  int openWatches() {
+    return handler instanceof SgmHandler sgm ? sgm.watches().open() : 0;
+  }
+
   /** A server with the SGM settings around another handler; benchmarks use it for a baseline. */
   public HttpTransport(HttpSettings settings, Handler handler) {
     this.settings = settings;
+    this.handler = handler;
     QueuedThreadPool threads = new QueuedThreadPool();
     threads.setName("sgm-http");
     threads.setVirtualThreadsExecutor(Executors.newVirtualThreadPerTaskExecutor());
@@ -70,6 +77,10 @@ public final class HttpTransport implements Transport {
 
   @Override
   public void close() {
+    // Watch streams never finish by themselves: ended first, so that shutdown does not wait.
+    if (handler instanceof SgmHandler sgm) {
+      sgm.watches().closeAll();
+    }
     try {
       server.stop();
     } catch (Exception e) {
