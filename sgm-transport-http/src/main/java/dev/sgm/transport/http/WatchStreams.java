@@ -31,6 +31,17 @@ final class WatchStreams {
   private final long heartbeatMillis;
   private final Set<ChangeStream> open = ConcurrentHashMap.newKeySet();
 
+  /** The most recent events' frames, by cursor (the events themselves are shared, too). */
+  private final java.util.Map<String, String> frames =
+      new java.util.LinkedHashMap<>(64, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<String, String> eldest) {
+          return size() > 256;
+        }
+      };
+
   WatchStreams(long heartbeatMillis) {
     this.heartbeatMillis = heartbeatMillis;
   }
@@ -85,11 +96,7 @@ final class WatchStreams {
               .append("\n\n");
         }
         for (ChangeEvent event : batch.events()) {
-          text.append("id: ")
-              .append(event.cursor())
-              .append("\ndata: ")
-              .append(Json.write(event.toJson()))
-              .append("\n\n");
+          text.append(frame(event));
         }
         if (text.isEmpty()) {
           text.append(": heartbeat\n\n");
@@ -110,6 +117,24 @@ final class WatchStreams {
       open.remove(stream);
       stream.close();
     }
+  }
+
+  /**
+   * The event's SSE frame. Every watcher of a scope sends the same event at about the same time,
+   * so the last few frames are kept rather than written out again for each of them.
+   */
+  private String frame(ChangeEvent event) {
+    synchronized (frames) {
+      String cached = frames.get(event.cursor());
+      if (cached != null) {
+        return cached;
+      }
+    }
+    String frame = "id: " + event.cursor() + "\ndata: " + Json.write(event.toJson()) + "\n\n";
+    synchronized (frames) {
+      frames.put(event.cursor(), frame);
+    }
+    return frame;
   }
 
   private static String cursorJson(ChangeStream stream) {
