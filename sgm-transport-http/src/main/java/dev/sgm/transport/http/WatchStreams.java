@@ -120,8 +120,8 @@ final class WatchStreams {
   }
 
   /**
-   * The event's SSE frame. Every watcher of a scope sends the same event at about the same time,
-   * so the last few frames are kept rather than written out again for each of them.
+   * The event's SSE frame. Every watcher of a scope sends the same event at about the same time, so
+   * the last few frames are kept rather than written out again for each of them.
    */
   private String frame(ChangeEvent event) {
     synchronized (frames) {
