@@ -120,6 +120,47 @@ if len(sys.argv) > 5:
     answer = invoke(operation, request)
     check(operation + " answers through Invoke", expected in json.dumps(answer), answer)
 
+watch = channel.unary_stream(
+    "/sgm.v1.Memory/Watch",
+    request_serializer=lambda m: m.SerializeToString(),
+    response_deserializer=sgm_pb2.WatchEvent.FromString,
+)
+
+
+def events_of(stream, count):
+    """The next `count` change events of a watch, skipping its start and heartbeats."""
+    events = []
+    for message in stream:
+        if message.kind:
+            events.append(message)
+            if len(events) == count:
+                break
+    return events
+
+
+watched = project + "-watch"
+stream = watch(sgm_pb2.WatchRequest(scope=scope(project=watched)), timeout=20)
+start = next(stream)
+check("Watch starts with the cursor of the present", start.cursor and not start.kind, start)
+for name in ("w1", "w2"):
+    rpc("Store", sgm_pb2.StoreRequest(record=record(name, scope(project=watched))), sgm_pb2.StoreResponse)
+rpc("Store", sgm_pb2.StoreRequest(record=record("elsewhere", scope(project=project + "-other"))),
+    sgm_pb2.StoreResponse)
+seen = events_of(stream, 2)
+stream.cancel()
+check("Watch streams the stores of its scope as they commit, in order",
+      [(e.kind, e.id) for e in seen] == [("stored", "w1"), ("stored", "w2")]
+      and seen[0].scope[0].value == watched and seen[0].agent == "python", seen)
+resumed = watch(sgm_pb2.WatchRequest(scope=scope(project=watched), since=seen[0].cursor), timeout=20)
+again = events_of(resumed, 1)
+resumed.cancel()
+check("Watch resumed after an event's cursor starts right after it", [e.id for e in again] == ["w2"], again)
+try:
+    list(watch(sgm_pb2.WatchRequest(scope=scope(project=watched), since="tampered"), timeout=10))
+    check("Watch with a tampered cursor is INVALID_ARGUMENT", False, "it streamed")
+except grpc.RpcError as e:
+    check("Watch with a tampered cursor is INVALID_ARGUMENT", e.code() == grpc.StatusCode.INVALID_ARGUMENT, e.code())
+
 passed = sum(results)
 print(json.dumps({"client": "python", "grpcio": grpc.__version__}))
 print(f"{passed} passed, {len(results) - passed} failed")

@@ -31,6 +31,24 @@ public interface SgmService {
   /** {@code put_content}: keep content by its SHA-256 hash and return a reference to it. */
   ContentReference putContent(Caller caller, PutContentRequest request);
 
+  /**
+   * {@code changes}: committed writes of the request's scopes after its cursor, in commit order, or
+   * {@code cursor_expired} when the cursor is older than the change log keeps.
+   */
+  default ChangesResult changes(Caller caller, ChangesRequest request) {
+    return ChangesResult.fromJson(invoke(caller, "changes", request.toJson()));
+  }
+
+  /**
+   * A live watch of {@code request}'s scopes and types from its cursor (or from the present), in
+   * commit order: the streaming form of {@link #changes}. Fails with {@code unsupported_capability}
+   * where watching is not offered.
+   */
+  default ChangeStream watch(Caller caller, ChangesRequest request) {
+    throw new SgmException(
+        ErrorCode.UNSUPPORTED_CAPABILITY, "this service offers no watch streams");
+  }
+
   /** Content kept by {@code put_content}, by hash. */
   Optional<StoredContent> getContent(Caller caller, String hash);
 

@@ -67,6 +67,11 @@ final class ActivePlugins {
     return created;
   }
 
+  /** The active profiles, in order. */
+  List<Profile> profiles() {
+    return List.copyOf(profiles.values());
+  }
+
   List<String> profileNames() {
     return List.copyOf(profiles.keySet());
   }

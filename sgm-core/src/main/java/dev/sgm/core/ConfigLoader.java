@@ -39,6 +39,18 @@ public final class ConfigLoader {
   /** {@code true} keeps everything in memory (tests, throw-away demos). */
   public static final String STORAGE_MEMORY = "storage.memory";
 
+  /**
+   * How long the change feed keeps an entry (default {@code 7d}); a cursor older than that is
+   * {@code cursor_expired}. A duration such as {@code 7d}, {@code 12h}, {@code 90s} or {@code P7D}.
+   */
+  public static final String CHANGES_RETENTION = "changes.retention";
+
+  /**
+   * How many events a watch buffers for a slow consumer (default 1000) before it reads from the
+   * change log instead.
+   */
+  public static final String WATCH_BUFFER = "watch.buffer";
+
   private ConfigLoader() {}
 
   /** The configuration from this process's environment plus {@code explicit} options. */

@@ -21,6 +21,10 @@ interface CoreComponent {
 
   SearchFollower search();
 
+  ChangeFeed feed();
+
+  ChangeNotifier notifier();
+
   /** Creates the graph for one runtime. */
   @Component.Factory
   interface Factory {

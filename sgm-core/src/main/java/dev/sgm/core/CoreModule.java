@@ -132,7 +132,9 @@ final class CoreModule {
       Set<ProfileProvider> profiles,
       Set<TransportProvider> transports,
       Clock clock,
-      Lazy<Engine> engine) {
+      Lazy<Engine> engine,
+      Lazy<ChangeNotifier> notifier,
+      Lazy<Storage> storage) {
     List<ProfileProvider> activeProfiles =
         PluginLoader.select("profile", "sgm-profile-", profiles, config);
     List<TransportProvider> activeTransports =
@@ -157,6 +159,28 @@ final class CoreModule {
           @Override
           public RetrieveResult retrieveAmong(List<MemoryRecord> candidates, RetrieveQuery query) {
             return engine.get().retrieveAmong(candidates, query);
+          }
+
+          @Override
+          public void onChange(java.util.function.Consumer<dev.sgm.api.ChangeEvent> listener) {
+            notifier.get().onEvent(listener);
+          }
+
+          @Override
+          public void forEachLive(String type, java.util.function.Consumer<MemoryRecord> action) {
+            long after = 0;
+            while (true) {
+              List<dev.sgm.api.spi.StoredRecord> rows = storage.get().scanLive(after, 1000);
+              if (rows.isEmpty()) {
+                return;
+              }
+              for (dev.sgm.api.spi.StoredRecord row : rows) {
+                after = row.rowKey();
+                if (row.type().equals(type)) {
+                  action.accept(MemoryRecord.ofStoredText(row.document()));
+                }
+              }
+            }
           }
         };
     ActivePlugins plugins =
@@ -211,18 +235,51 @@ final class CoreModule {
     return properties;
   }
 
+  /** The change feed, keeping its log for {@code changes.retention}. */
+  @Provides
+  @Singleton
+  static ChangeFeed feed(Config config, Storage storage, Clock clock) {
+    String retention = config.get(ConfigLoader.CHANGES_RETENTION, "7d");
+    return new ChangeFeed(
+        storage, clock, ChangeFeed.parseDuration(ConfigLoader.CHANGES_RETENTION, retention));
+  }
+
+  /** The shared follower of the change log behind every watch, buffering {@code watch.buffer}. */
+  @Provides
+  @Singleton
+  static ChangeNotifier notifier(Config config, Storage storage, ChangeFeed feed) {
+    int buffer = config.getInt(ConfigLoader.WATCH_BUFFER, 1000);
+    if (buffer < 1) {
+      throw new SgmException(
+          ErrorCode.INVALID_REQUEST,
+          "configuration " + ConfigLoader.WATCH_BUFFER + ": must be at least 1");
+    }
+    return new ChangeNotifier(storage, feed, buffer);
+  }
+
   @Provides
   @Singleton
   static Engine engine(
       Storage storage,
       SearchFollower search,
+      ChangeFeed feed,
+      ChangeNotifier notifier,
       RecordValidator validator,
       ActivePlugins plugins,
       Clock clock,
       DiscoveryDocument discovery,
       AccessTokens tokens) {
     return new Engine(
-        storage, search, validator, new RecordIndexer(), plugins, clock, discovery, tokens);
+        storage,
+        search,
+        feed,
+        notifier,
+        validator,
+        new RecordIndexer(),
+        plugins,
+        clock,
+        discovery,
+        tokens);
   }
 
   /** The access tokens, kept by the storage when it keeps them. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
 import dev.sgm.api.Caller;
+import dev.sgm.api.ChangesRequest;
 import dev.sgm.api.DeleteRequest;
 import dev.sgm.api.DiscoverRequest;
 import dev.sgm.api.Json;
@@ -33,6 +34,7 @@ public final class CoreOperations {
   public static final String DELETE = "delete";
   public static final String PUT_CONTENT = "put_content";
   public static final String WHOAMI = "whoami";
+  public static final String CHANGES = "changes";
 
   /** Runs one core operation on the engine. */
   interface Body {
@@ -223,7 +225,39 @@ public final class CoreOperations {
                       "is not a field of whoami, which takes {}");
                 }
                 return caller.grants().toJson(caller.principal().orElse("owner"));
-              }));
+              }),
+          operation(
+              CHANGES,
+              "What changed, in commit order: stores, deletes, restores and lapsed task claims of"
+                  + " a scope after a cursor; without since, the cursor of the present to follow from.",
+              """
+              {"type": "object", "additionalProperties": false, "required": ["scope"],
+               "properties": {
+                 "scope": SCOPE,
+                 "scope_mode": {"type": "string",
+                   "enum": ["exact", "descendants", "ancestors", "lineage"], "default": "exact",
+                   "description": "descendants, ancestors or lineage widen the scope."},
+                 "since": {"type": "string",
+                   "description": "An event's cursor or a previous response's next; absent starts at the present."},
+                 "types": {"type": "array", "items": {"type": "string"},
+                   "description": "Only events of records of these types."},
+                 "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}}}
+              """,
+              """
+              {"type": "object", "required": ["events", "next"],
+               "properties": {
+                 "events": {"type": "array", "items": {"type": "object",
+                   "required": ["cursor", "kind", "scope", "id", "type", "version", "agent", "at"],
+                   "properties": {"cursor": {"type": "string"},
+                     "kind": {"enum": ["stored", "deleted", "restored", "expired"]},
+                     "scope": SCOPE, "id": {"type": "string"}, "type": {"type": "string"},
+                     "version": {"type": "integer"}, "agent": {"type": "string"},
+                     "at": {"type": "string", "format": "date-time"}}}},
+                 "next": {"type": "string",
+                   "description": "Send as since to resume: nothing is missed or repeated."}}}
+              """,
+              (engine, caller, request) ->
+                  engine.changes(caller, ChangesRequest.fromJson(request)).toJson()));
 
   private static final java.util.Map<String, CoreOperation> BY_NAME =
       ALL.stream()

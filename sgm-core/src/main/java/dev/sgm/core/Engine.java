@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
 import dev.sgm.api.BatchStoreResult;
 import dev.sgm.api.Caller;
+import dev.sgm.api.ChangeStream;
+import dev.sgm.api.ChangesRequest;
+import dev.sgm.api.ChangesResult;
 import dev.sgm.api.ContentReference;
 import dev.sgm.api.DeleteRequest;
 import dev.sgm.api.DeleteResult;
@@ -71,6 +74,8 @@ final class Engine implements SgmService {
 
   private final Storage storage;
   private final SearchFollower search;
+  private final ChangeFeed feed;
+  private final ChangeNotifier notifier;
   private final RecordValidator validator;
   private final RecordIndexer indexer;
   private final ActivePlugins plugins;
@@ -81,6 +86,8 @@ final class Engine implements SgmService {
   Engine(
       Storage storage,
       SearchFollower search,
+      ChangeFeed feed,
+      ChangeNotifier notifier,
       RecordValidator validator,
       RecordIndexer indexer,
       ActivePlugins plugins,
@@ -90,6 +97,8 @@ final class Engine implements SgmService {
     this.tokens = tokens;
     this.storage = storage;
     this.search = search;
+    this.feed = feed;
+    this.notifier = notifier;
     this.validator = validator;
     this.indexer = indexer;
     this.plugins = plugins;
@@ -152,7 +161,14 @@ final class Engine implements SgmService {
   public StoreResult store(Caller caller, StoreRequest request) {
     ObjectNode record = prepare(request.record());
     return storage.inTransaction(
-        tx -> apply(tx, caller, record, request.expectedVersion(), request.ifAbsent()));
+        tx ->
+            apply(
+                tx,
+                caller,
+                record,
+                request.expectedVersion(),
+                request.ifAbsent(),
+                Change.Kind.STORED));
   }
 
   @Override
@@ -171,7 +187,8 @@ final class Engine implements SgmService {
           for (int i = 0; i < records.size(); i++) {
             StoreResult result;
             try {
-              result = apply(tx, caller, records.get(i), null, request.ifAbsent());
+              result =
+                  apply(tx, caller, records.get(i), null, request.ifAbsent(), Change.Kind.STORED);
             } catch (SgmException e) {
               throw e.withFieldPrefix("records[" + i + "].");
             }
@@ -208,7 +225,8 @@ final class Engine implements SgmService {
       Caller caller,
       ObjectNode validated,
       Long expectedVersion,
-      boolean ifAbsent) {
+      boolean ifAbsent,
+      Change.Kind kind) {
     // A fresh copy per attempt: storage may run this work again after a concurrent-write retry.
     ObjectNode record = validated.deepCopy();
     Scope scope = Scope.fromJson(record.get("scope"), "scope", ErrorCode.INVALID_RECORD);
@@ -268,7 +286,7 @@ final class Engine implements SgmService {
             false,
             document,
             indexer.index(record)),
-        new WriteLog(Change.Kind.STORED, writerName(caller, record), plugins.keepsHistory()));
+        new WriteLog(kind, writerName(caller, record), plugins.keepsHistory()));
     MemoryRecord stored = MemoryRecord.of(record);
     Profile owner = plugins.ownerOf(stored.type());
     if (owner != null) {
@@ -681,7 +699,12 @@ final class Engine implements SgmService {
     return new RecordWriter() {
       @Override
       public StoreResult store(JsonNode record) {
-        return apply(tx, caller, prepare(record), null, false);
+        return store(record, Change.Kind.STORED);
+      }
+
+      @Override
+      public StoreResult store(JsonNode record, Change.Kind kind) {
+        return apply(tx, caller, prepare(record), null, false, kind);
       }
 
       @Override
@@ -731,6 +754,18 @@ final class Engine implements SgmService {
             RecordIndexer.sha256(bytes), request.text() ? "utf-8" : "binary", bytes.length);
     storage.putContent(reference, bytes);
     return reference;
+  }
+
+  @Override
+  public ChangesResult changes(Caller caller, ChangesRequest request) {
+    Authorization.requireRead(caller, request.scope());
+    return feed.changes(caller, request);
+  }
+
+  @Override
+  public ChangeStream watch(Caller caller, ChangesRequest request) {
+    Authorization.requireRead(caller, request.scope());
+    return notifier.watch(caller, request);
   }
 
   @Override

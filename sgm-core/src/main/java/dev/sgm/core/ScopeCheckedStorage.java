@@ -116,6 +116,16 @@ final class ScopeCheckedStorage implements Storage {
   }
 
   @Override
+  public long changesRetainedAfter() {
+    return storage.changesRetainedAfter();
+  }
+
+  @Override
+  public long pruneChangesBefore(long micros) {
+    return storage.pruneChangesBefore(micros);
+  }
+
+  @Override
   public ChangeBatch changesAfter(long after, int limit) {
     return storage.changesAfter(after, limit);
   }

@@ -264,6 +264,8 @@ final class SearchFollower implements AutoCloseable {
         && !data.getOrDefault(MODEL_KEY, "").isEmpty()
         && !embedderName.equals(data.get(MODEL_KEY))) {
       reason = "its vectors come from the embedder " + data.get(MODEL_KEY);
+    } else if (Long.parseLong(data.getOrDefault(SEQ_KEY, "0")) < storage.changesRetainedAfter()) {
+      reason = "the changes it would follow from are older than the change log keeps";
     }
     if (reason != null) {
       LOG.log(System.Logger.Level.DEBUG, "building the search index: " + reason);

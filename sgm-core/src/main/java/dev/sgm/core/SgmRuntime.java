@@ -44,6 +44,9 @@ public final class SgmRuntime implements AutoCloseable {
     graph.storage();
     graph.engine();
     graph.search().start();
+    graph.feed().start();
+    graph.notifier().start();
+    graph.plugins().profiles().forEach(dev.sgm.api.spi.Profile::start);
     return new SgmRuntime(graph, config);
   }
 
@@ -135,6 +138,9 @@ public final class SgmRuntime implements AutoCloseable {
       started.get(i).close();
     }
     started.clear();
+    graph.plugins().profiles().forEach(dev.sgm.api.spi.Profile::close);
+    graph.notifier().close();
+    graph.feed().close();
     SearchFollower search = graph.search();
     search.close();
     if (search.embedder() != null) {

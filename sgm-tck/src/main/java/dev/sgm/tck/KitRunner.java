@@ -70,6 +70,14 @@ public final class KitRunner implements ConformanceKit {
     }
   }
 
+  /** The change feed suite against the target (skipped unless it lists {@code changes}). */
+  public static final class Changes extends ChangesTck {
+    @Override
+    protected SgmClient client() {
+      return target;
+    }
+  }
+
   private record Outcome(
       String suite, String status, String level, String rule, String name, String reason) {}
 
@@ -87,6 +95,7 @@ public final class KitRunner implements ConformanceKit {
           new Suite(Collaboration.class, "collaboration profile"),
           new Suite(Code.class, "code profile"),
           new Suite(History.class, "history profile"),
+          new Suite(Changes.class, "change feed"),
           new Suite(Contract.class, "contract (this project's further rules)"));
 
   @Override

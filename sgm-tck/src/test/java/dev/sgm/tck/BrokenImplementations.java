@@ -467,6 +467,58 @@ final class BrokenImplementations {
     };
   }
 
+  /**
+   * A feed that resumes one event too early: the last event of a response comes again at the head
+   * of the response resumed from its {@code next} (an off-by-one in the resume position).
+   */
+  static SgmClient repeatsTheLastEventOnResume(SgmClient real) {
+    Map<String, JsonNode> lastBefore = new ConcurrentHashMap<>();
+    return (operation, request) -> {
+      JsonNode response = real.call(operation, request);
+      if (!operation.equals("changes")) {
+        return response;
+      }
+      ObjectNode result = (ObjectNode) response;
+      JsonNode repeated = lastBefore.get(request.path("since").asText(""));
+      ArrayNode events = (ArrayNode) result.get("events");
+      if (repeated != null) {
+        events.insert(0, repeated);
+      }
+      if (!events.isEmpty()) {
+        lastBefore.put(result.path("next").asText(), events.get(events.size() - 1));
+      }
+      return result;
+    };
+  }
+
+  /** A feed whose default scope mode is descendants rather than exact. */
+  static SgmClient followsDescendantsByDefault(SgmClient real) {
+    return (operation, request) -> {
+      if (operation.equals("changes") && request.isObject() && !request.has("scope_mode")) {
+        ((ObjectNode) request).put("scope_mode", "descendants");
+      }
+      return real.call(operation, request);
+    };
+  }
+
+  /** A feed that reads an unreadable cursor as "the present" instead of refusing it. */
+  static SgmClient readsBadCursorsAsThePresent(SgmClient real) {
+    return (operation, request) -> {
+      try {
+        return real.call(operation, request);
+      } catch (SgmException e) {
+        if (!operation.equals("changes")
+            || e.code() != ErrorCode.INVALID_REQUEST
+            || e.details().stream().noneMatch(d -> d.field().equals("since"))) {
+          throw e;
+        }
+        ObjectNode present = ((ObjectNode) request).deepCopy();
+        present.remove("since");
+        return real.call(operation, present);
+      }
+    };
+  }
+
   private static Set<String> ids(JsonNode result) {
     Set<String> ids = new HashSet<>();
     result.path("records").forEach(r -> ids.add(r.path("id").asText()));

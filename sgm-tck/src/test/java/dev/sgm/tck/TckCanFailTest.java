@@ -179,6 +179,34 @@ class TckCanFailTest {
     }
   }
 
+  static class HealthyChanges extends ChangesTck {
+    @Override
+    protected SgmClient client() {
+      return InProcess.client();
+    }
+  }
+
+  static class RepeatingChanges extends ChangesTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.repeatsTheLastEventOnResume(InProcess.client());
+    }
+  }
+
+  static class WideningChanges extends ChangesTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.followsDescendantsByDefault(InProcess.client());
+    }
+  }
+
+  static class BadCursorReadingChanges extends ChangesTck {
+    @Override
+    protected SgmClient client() {
+      return BrokenImplementations.readsBadCursorsAsThePresent(InProcess.client());
+    }
+  }
+
   private record Outcome(Set<String> failed, Set<String> passed, Set<String> skipped) {}
 
   private static Outcome run(Class<?> suite) {
@@ -375,5 +403,29 @@ class TckCanFailTest {
             "relevance_readYourWrites",
             "relevance_deletedRecordsNeverComeBack"),
         run(OldWordsKeepingRelevance.class).failed());
+  }
+
+  @Test
+  void theHealthyEngineFailsNoChangesRule() {
+    Outcome outcome = run(HealthyChanges.class);
+    assertEquals(Set.of(), outcome.failed());
+    assertEquals(11, outcome.passed().size(), outcome.passed()::toString);
+  }
+
+  @Test
+  void resumingOneEventEarlyFailsTheResumeRule() {
+    assertEquals(
+        Set.of("changes_resumeNeverMissesOrRepeats"), run(RepeatingChanges.class).failed());
+  }
+
+  @Test
+  void followingNarrowerScopesByDefaultFailsTheExactRule() {
+    assertEquals(Set.of("changes_exactIsTheDefault"), run(WideningChanges.class).failed());
+  }
+
+  @Test
+  void readingBadCursorsAsThePresentFailsTheCursorRule() {
+    assertEquals(
+        Set.of("changes_badCursorsAreInvalid"), run(BadCursorReadingChanges.class).failed());
   }
 }

@@ -52,4 +52,13 @@ public interface Profile {
   default boolean keepsHistory() {
     return false;
   }
+
+  /**
+   * Called once the engine is up (its operations and the change feed answer): background work such
+   * as lapsing task leases starts here.
+   */
+  default void start() {}
+
+  /** Called as the engine shuts down, before storage closes: background work stops here. */
+  default void close() {}
 }

@@ -1,12 +1,14 @@
 package dev.sgm.api.spi;
 
 import dev.sgm.api.Caller;
+import dev.sgm.api.ChangeEvent;
 import dev.sgm.api.MemoryRecord;
 import dev.sgm.api.RetrieveQuery;
 import dev.sgm.api.RetrieveResult;
 import dev.sgm.api.SgmService;
 import java.time.Clock;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /** What the core hands a profile when creating it. */
@@ -32,4 +34,17 @@ public interface ProfileContext {
    * ranking and paging rules as {@code retrieve}: for views of past states, such as snapshots.
    */
   RetrieveResult retrieveAmong(List<MemoryRecord> candidates, RetrieveQuery query);
+
+  /**
+   * Calls {@code listener} with every committed change of every scope (this node's and, within a
+   * second, other nodes'), in commit order, on one shared thread: it must return quickly and hand
+   * any real work to a thread of its own.
+   */
+  default void onChange(Consumer<ChangeEvent> listener) {}
+
+  /**
+   * Calls {@code action} with every live record of {@code type} in the store, in no particular
+   * order: a full scan, for work a profile must resume at start-up (such as leases to lapse).
+   */
+  default void forEachLive(String type, Consumer<MemoryRecord> action) {}
 }

@@ -16,6 +16,15 @@ public interface RecordWriter {
   /** Stores a record as {@code store} would, without optimistic guards. */
   StoreResult store(JsonNode record);
 
+  /**
+   * Stores a record as {@link #store(JsonNode)} does, logging the write in the change feed as
+   * {@code kind}: {@link Change.Kind#RESTORED} for a past version brought back, {@link
+   * Change.Kind#EXPIRED} for a lapsed claim given back.
+   */
+  default StoreResult store(JsonNode record, Change.Kind kind) {
+    return store(record);
+  }
+
   /** Deletes a live record as {@code delete} would; {@code not_found} when there is none. */
   DeleteResult delete(Scope scope, String id);
 

@@ -44,6 +44,26 @@ public interface Storage extends AutoCloseable {
    */
   ChangeBatch changesAfter(long after, int limit);
 
+  /**
+   * The lowest sequence number a follower may resume after: every change above it is still kept
+   * (changes at or below it may have been pruned). A storage that never prunes keeps everything.
+   */
+  default long changesRetainedAfter() {
+    return 0;
+  }
+
+  /**
+   * Drops the change-log entries written before {@code micros} (microseconds since the epoch), and
+   * raises {@link #changesRetainedAfter()} to the highest sequence dropped: the retention window of
+   * the change feed. Safe to run from several nodes at once. A storage that never prunes keeps
+   * everything.
+   *
+   * @return how many entries were dropped
+   */
+  default long pruneChangesBefore(long micros) {
+    return 0;
+  }
+
   /** The live rows with these row keys, in no particular order; missing or hidden ones left out. */
   List<StoredRecord> live(Collection<Long> rowKeys);
 

@@ -53,10 +53,27 @@ final class CollaborationProfile implements Profile {
           "done", Set.of("open"),
           "cancelled", Set.of("open"));
 
+  /** The shortest and longest lease a claim may ask for. */
+  static final long MIN_LEASE_MS = 100;
+
+  static final long MAX_LEASE_MS = 86_400_000;
+
   private final ProfileContext context;
+  private final Leases leases;
 
   CollaborationProfile(ProfileContext context) {
     this.context = context;
+    this.leases = new Leases(context);
+  }
+
+  @Override
+  public void start() {
+    leases.start();
+  }
+
+  @Override
+  public void close() {
+    leases.close();
   }
 
   @Override
@@ -107,6 +124,14 @@ final class CollaborationProfile implements Profile {
                         .set("type", Json.array().add("number").add("string")))
                 .optional(
                     "depends_on", JsonSchemas.strings("Ids of tasks that must be done first."))
+                .optional(
+                    Leases.EXPIRES_AT,
+                    JsonSchemas.dateTime(
+                        "When a claim made with lease_ms lapses unless renewed by tasks.heartbeat."))
+                .optional(
+                    Leases.LEASE_MS,
+                    JsonSchemas.integer(
+                        "The lease a heartbeat renews.", MIN_LEASE_MS, MAX_LEASE_MS))
                 .build()),
         new RecordType(
             "handoff",
@@ -307,9 +332,22 @@ final class CollaborationProfile implements Profile {
     return List.of(
         ProfileOperation.of(
             "tasks.claim",
-            "Claims an open task for an agent; fails with conflict when another agent has it.",
-            request(true).required("agent", JsonSchemas.text("Who claims it.")).build(),
+            "Claims an open task for an agent; fails with conflict when another agent has it. With"
+                + " lease_ms the claim lapses unless renewed by tasks.heartbeat.",
+            request(true)
+                .required("agent", JsonSchemas.text("Who claims it."))
+                .optional("lease_ms", leaseSchema())
+                .build(),
             this::claim),
+        ProfileOperation.of(
+            "tasks.heartbeat",
+            "Renews a leased claim for another lease; conflict when the claim has lapsed or is"
+                + " another agent's.",
+            request(true)
+                .required("agent", JsonSchemas.text("Who holds the claim."))
+                .optional("lease_ms", leaseSchema())
+                .build(),
+            this::heartbeat),
         ProfileOperation.of(
             "tasks.transition",
             "Moves a task to another state, when that change is allowed.",
@@ -347,6 +385,13 @@ final class CollaborationProfile implements Profile {
             this::resume));
   }
 
+  private static ObjectNode leaseSchema() {
+    return JsonSchemas.integer(
+        "How long the claim holds without a heartbeat, in milliseconds.",
+        MIN_LEASE_MS,
+        MAX_LEASE_MS);
+  }
+
   /** A request naming a scope and, for operations on one record, its id. */
   private static JsonSchemas.ObjectSchema request(boolean withId) {
     JsonSchemas.ObjectSchema schema =
@@ -379,25 +424,77 @@ final class CollaborationProfile implements Profile {
   private JsonNode claim(Caller caller, JsonNode json) {
     Target t = target(json);
     String agent = t.rest().requireString("agent");
+    Long leaseMs = t.rest().optionalLong("lease_ms", MIN_LEASE_MS, MAX_LEASE_MS);
     t.rest().finish();
-    return context.atomically(
-        caller,
-        writer -> {
-          MemoryRecord task = load(writer, t.scope(), t.id(), "task");
-          String assignee = task.data().path("assignee").asText(null);
-          if (assignee != null && !assignee.equals(agent)) {
-            throw new SgmException(
-                ErrorCode.CONFLICT, "task " + task.qualifiedId() + " is claimed by " + assignee);
-          }
-          String state = state(task, "state", "open");
-          if (!state.equals("open") && !(agent.equals(assignee) && state.equals("in_progress"))) {
-            throw new SgmException(
-                ErrorCode.CONFLICT, "task " + task.qualifiedId() + " is " + state + ", not open");
-          }
-          ObjectNode changed = task.json();
-          changed.withObjectProperty("data").put("assignee", agent).put("state", "in_progress");
-          return writer.store(changed).toJson();
-        });
+    // A lapsed claim is given back first (its own event), so it can be claimed again at once.
+    leases.expireIfLapsed(caller, t.scope(), t.id());
+    JsonNode claimed =
+        context.atomically(
+            caller,
+            writer -> {
+              MemoryRecord task = load(writer, t.scope(), t.id(), "task");
+              String assignee = task.data().path("assignee").asText(null);
+              if (assignee != null && !assignee.equals(agent)) {
+                throw new SgmException(
+                    ErrorCode.CONFLICT,
+                    "task " + task.qualifiedId() + " is claimed by " + assignee);
+              }
+              String state = state(task, "state", "open");
+              if (!state.equals("open")
+                  && !(agent.equals(assignee) && state.equals("in_progress"))) {
+                throw new SgmException(
+                    ErrorCode.CONFLICT,
+                    "task " + task.qualifiedId() + " is " + state + ", not open");
+              }
+              ObjectNode changed = task.json();
+              ObjectNode data = changed.withObjectProperty("data");
+              data.put("assignee", agent).put("state", "in_progress");
+              leases.grant(data, leaseMs);
+              return writer.store(changed).toJson();
+            });
+    leases.watch(t.scope(), t.id(), claimed.path("record"));
+    return claimed;
+  }
+
+  private JsonNode heartbeat(Caller caller, JsonNode json) {
+    Target t = target(json);
+    String agent = t.rest().requireString("agent");
+    Long leaseMs = t.rest().optionalLong("lease_ms", MIN_LEASE_MS, MAX_LEASE_MS);
+    t.rest().finish();
+    boolean lapsed = leases.expireIfLapsed(caller, t.scope(), t.id());
+    JsonNode renewed =
+        context.atomically(
+            caller,
+            writer -> {
+              MemoryRecord task = load(writer, t.scope(), t.id(), "task");
+              String assignee = task.data().path("assignee").asText(null);
+              String state = state(task, "state", "open");
+              if (!agent.equals(assignee) || !state.equals("in_progress")) {
+                throw new SgmException(
+                    ErrorCode.CONFLICT,
+                    "task "
+                        + task.qualifiedId()
+                        + (lapsed
+                            ? " was given back: its lease lapsed before this heartbeat"
+                            : assignee == null
+                                ? " is not claimed (" + state + ")"
+                                : " is claimed by " + assignee)
+                        + "; claim it again with tasks.claim");
+              }
+              if (!task.data().has(Leases.EXPIRES_AT)) {
+                throw new SgmException(
+                    ErrorCode.CONFLICT,
+                    "task "
+                        + task.qualifiedId()
+                        + " was claimed without lease_ms, so there is no lease to renew");
+              }
+              ObjectNode changed = task.json();
+              ObjectNode data = changed.withObjectProperty("data");
+              leases.grant(data, leaseMs != null ? leaseMs : data.path(Leases.LEASE_MS).asLong());
+              return writer.store(changed).toJson();
+            });
+    leases.watch(t.scope(), t.id(), renewed.path("record"));
+    return renewed;
   }
 
   private JsonNode transition(Caller caller, JsonNode json) {
@@ -431,6 +528,9 @@ final class CollaborationProfile implements Profile {
           data.put("state", to);
           if (to.equals("open")) {
             data.remove("assignee");
+          }
+          if (!to.equals("in_progress")) {
+            Leases.drop(data);
           }
           return writer.store(changed).toJson();
         });
@@ -477,6 +577,15 @@ final class CollaborationProfile implements Profile {
   private JsonNode ready(Caller caller, JsonNode json) {
     Scope scope = scopeOnly(json);
     List<MemoryRecord> tasks = all(caller, scope, ScopeMode.EXACT, "task");
+    boolean gaveBack = false;
+    for (MemoryRecord task : tasks) {
+      if (leases.lapsed(task)) {
+        gaveBack |= leases.expireIfLapsed(caller, scope, task.id());
+      }
+    }
+    if (gaveBack) {
+      tasks = all(caller, scope, ScopeMode.EXACT, "task");
+    }
     Map<String, String> states = new HashMap<>();
     tasks.forEach(t -> states.put(t.id(), state(t, "state", "open")));
     List<MemoryRecord> ready = new ArrayList<>();

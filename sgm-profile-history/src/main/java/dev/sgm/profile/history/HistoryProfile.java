@@ -14,6 +14,7 @@ import dev.sgm.api.Scope;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.StoreResult;
 import dev.sgm.api.Timestamps;
+import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.Profile;
 import dev.sgm.api.spi.ProfileContext;
 import dev.sgm.api.spi.ProfileOperation;
@@ -182,7 +183,7 @@ final class HistoryProfile implements Profile {
         caller,
         writer -> {
           VersionEntry past = findVersion(writer, scope, id, version);
-          StoreResult result = writer.store(Json.parse(past.document()));
+          StoreResult result = writer.store(Json.parse(past.document()), Change.Kind.RESTORED);
           ObjectNode response = result.toJson();
           response.put("restored_from", version);
           return response;
@@ -203,7 +204,7 @@ final class HistoryProfile implements Profile {
             throw new SgmException(
                 ErrorCode.CONFLICT, "record " + scope.qualify(id) + " is not deleted");
           }
-          return writer.store(Json.parse(row.document())).toJson();
+          return writer.store(Json.parse(row.document()), Change.Kind.RESTORED).toJson();
         });
   }
 
@@ -348,7 +349,7 @@ final class HistoryProfile implements Profile {
                     (ObjectNode) Json.parse(current.document()))) {
               unchanged++;
             } else {
-              writer.store(Json.parse(past.document()));
+              writer.store(Json.parse(past.document()), Change.Kind.RESTORED);
               restored++;
             }
           }

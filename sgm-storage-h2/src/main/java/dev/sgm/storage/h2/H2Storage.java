@@ -61,6 +61,10 @@ final class H2Storage implements Storage {
   private final String description;
   private final CommitSequence sequence;
   private final String identity;
+
+  /** Changes at or below this sequence number may have been pruned. */
+  private volatile long retainedAfter;
+
   private final Set<String> indexedScopes = ConcurrentHashMap.newKeySet();
   private final List<Runnable> commitListeners = new CopyOnWriteArrayList<>();
 
@@ -74,6 +78,7 @@ final class H2Storage implements Storage {
       }
       this.sequence = new CommitSequence(lastSequence());
       this.identity = readIdentity();
+      this.retainedAfter = readRetainedAfter();
     } catch (SQLException e) {
       connections.close();
       if (e.getErrorCode() == org.h2.api.ErrorCode.DATABASE_ALREADY_OPEN_1
@@ -99,6 +104,18 @@ final class H2Storage implements Storage {
                     + " (SELECT COALESCE(MAX(seq), 0) FROM record_versions))")) {
       rs.next();
       return rs.getLong(1);
+    }
+  }
+
+  /** The {@code sgm_meta} entry of the highest sequence number pruned from the change log. */
+  private static final String RETAINED_AFTER = "changes_retained_after";
+
+  private long readRetainedAfter() throws SQLException {
+    try (H2Connections.Lease lease = connections.lease();
+        Statement s = lease.connection().createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT val FROM sgm_meta WHERE name = '" + RETAINED_AFTER + "'")) {
+      return rs.next() ? Long.parseLong(rs.getString(1)) : 0;
     }
   }
 
@@ -621,7 +638,10 @@ final class H2Storage implements Storage {
                   id,
                   row.type(),
                   row.version(),
-                  row.updatedMicros(),
+                  // A removal has no record time of its own: the feed logs when it happened.
+                  Math.max(
+                      row.updatedMicros(),
+                      dev.sgm.api.Timestamps.toMicros(java.time.Instant.now())),
                   row.document(),
                   true,
                   log,
@@ -815,7 +835,8 @@ final class H2Storage implements Storage {
                 .connection()
                 .prepareStatement(
                     "SELECT c.seq, c.kind, c.scope_key, c.id, r.scope_key, r.id, r.type, r.version,"
-                        + " r.created_us, r.updated_us, r.deleted, r.doc, r.pk, r.created_seq"
+                        + " r.created_us, r.updated_us, r.deleted, r.doc, r.pk, r.created_seq,"
+                        + " c.type, c.version, c.agent, c.at_us"
                         + " FROM changes c LEFT JOIN records r ON r.scope_key = c.scope_key AND"
                         + " r.id = c.id WHERE c.seq > ? AND c.seq <= ? ORDER BY c.seq LIMIT ?")) {
       ps.setLong(1, after);
@@ -826,9 +847,13 @@ final class H2Storage implements Storage {
           changes.add(
               new Change(
                   rs.getLong(1),
-                  Change.Kind.valueOf(rs.getString(2).toUpperCase(java.util.Locale.ROOT)),
+                  Change.Kind.fromWireName(rs.getString(2)),
                   Scope.parseCanonical(rs.getString(3)),
                   rs.getString(4),
+                  rs.getString(15),
+                  rs.getLong(16),
+                  rs.getString(17),
+                  rs.getLong(18),
                   rs.getString(5) == null ? null : row(rs, 5)));
         }
       }
@@ -838,6 +863,56 @@ final class H2Storage implements Storage {
     // A full batch may stop short of what is settled; the next one goes on from its last change.
     long caughtUp = changes.size() == limit ? changes.get(changes.size() - 1).seq() : through;
     return new ChangeBatch(changes, Math.max(after, caughtUp));
+  }
+
+  @Override
+  public long changesRetainedAfter() {
+    return retainedAfter;
+  }
+
+  @Override
+  public long pruneChangesBefore(long micros) {
+    long settled = sequence.settled();
+    long[] prunedAndThrough =
+        inTransaction(
+            tx -> {
+              Connection c = ((Tx) tx).connection;
+              try {
+                long highest;
+                try (PreparedStatement ps =
+                    c.prepareStatement(
+                        "SELECT COALESCE(MAX(seq), 0) FROM changes WHERE at_us < ? AND seq <= ?")) {
+                  ps.setLong(1, micros);
+                  ps.setLong(2, settled);
+                  try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    highest = rs.getLong(1);
+                  }
+                }
+                if (highest <= retainedAfter) {
+                  return new long[] {0, retainedAfter};
+                }
+                long dropped;
+                try (PreparedStatement ps =
+                    c.prepareStatement("DELETE FROM changes WHERE seq <= ?")) {
+                  ps.setLong(1, highest);
+                  dropped = ps.executeUpdate();
+                }
+                try (PreparedStatement ps =
+                    c.prepareStatement(
+                        "MERGE INTO sgm_meta(name, val) KEY(name) VALUES ('"
+                            + RETAINED_AFTER
+                            + "', ?)")) {
+                  ps.setString(1, Long.toString(highest));
+                  ps.executeUpdate();
+                }
+                return new long[] {dropped, highest};
+              } catch (SQLException e) {
+                throw new SqlFailure(e);
+              }
+            });
+    retainedAfter = Math.max(retainedAfter, prunedAndThrough[1]);
+    return prunedAndThrough[0];
   }
 
   @Override

@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
+import dev.sgm.api.Caller;
+import dev.sgm.api.ChangeStream;
+import dev.sgm.api.ChangesRequest;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.OperationDescriptor;
@@ -13,6 +16,7 @@ import dev.sgm.api.spi.ClientProvider;
 import dev.sgm.api.spi.Config;
 import dev.sgm.core.CoreOperations;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Where the command's operations go: the engine in this process on the embedded store, or a server
@@ -21,6 +25,11 @@ import java.util.List;
 interface Backend extends SgmClient, AutoCloseable {
   @Override
   void close();
+
+  /** A live watch where this backend offers one (the embedded store); else empty. */
+  default Optional<ChangeStream> watch(ChangesRequest request) {
+    return Optional.empty();
+  }
 
   /** The operations this backend offers, as its discovery describes them. */
   default List<OperationDescriptor> describeOperations() {
@@ -62,6 +71,11 @@ interface Backend extends SgmClient, AutoCloseable {
       @Override
       public JsonNode call(String operation, JsonNode request) {
         return shared.call(operation, request);
+      }
+
+      @Override
+      public Optional<ChangeStream> watch(ChangesRequest request) {
+        return Optional.of(runtime.service().watch(caller, request));
       }
 
       @Override

@@ -25,7 +25,7 @@ final class ExitCodes {
   static int of(ErrorCode code) {
     return switch (code) {
       case INVALID_RECORD, INVALID_REQUEST -> INVALID;
-      case NOT_FOUND -> NOT_FOUND;
+      case NOT_FOUND, CURSOR_EXPIRED -> NOT_FOUND;
       case CONFLICT -> CONFLICT;
       case UNAVAILABLE -> UNAVAILABLE;
       case UNSUPPORTED_CAPABILITY, UNSUPPORTED_VERSION -> UNSUPPORTED;

@@ -52,6 +52,7 @@ import picocli.CommandLine.Parameters;
       Sgm.Call.class,
       Remember.class,
       Recall.class,
+      Watch.class,
       Code.class,
       Transfer.Export.class,
       Transfer.Import.class,

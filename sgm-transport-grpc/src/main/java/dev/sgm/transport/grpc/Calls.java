@@ -102,6 +102,11 @@ final class Calls {
     return OperationResponse.newBuilder().setJson(Json.write(result)).build();
   }
 
+  /** The {@code authorization} metadata of the call in progress, or null. */
+  static String authorization() {
+    return AUTHORIZATION.get();
+  }
+
   /** The caller this call's token names (the owner while authentication is off). */
   private Caller caller() {
     return service.authenticate(ORIGIN, AUTHORIZATION.get());

@@ -96,6 +96,7 @@ final class GrpcErrors {
             case PERMISSION_DENIED -> ErrorCode.FORBIDDEN;
             case UNIMPLEMENTED -> ErrorCode.UNSUPPORTED_CAPABILITY;
             case FAILED_PRECONDITION -> ErrorCode.UNSUPPORTED_VERSION;
+            case OUT_OF_RANGE -> ErrorCode.CURSOR_EXPIRED;
             case UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED -> ErrorCode.UNAVAILABLE;
             default -> ErrorCode.INTERNAL;
           };

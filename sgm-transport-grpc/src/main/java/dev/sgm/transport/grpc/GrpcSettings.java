@@ -14,6 +14,8 @@ import dev.sgm.api.spi.Listening;
  * @param tlsCert the PEM certificate chain to serve TLS with ({@code grpc.tls.cert}), or null
  * @param tlsKey its PEM private key ({@code grpc.tls.key}), or null
  * @param plaintext whether plaintext is allowed off loopback ({@code listen.plaintext})
+ * @param heartbeatMillis how often an idle watch stream gets a heartbeat message ({@code
+ *     watch.heartbeat-ms}, default 15 s)
  */
 public record GrpcSettings(
     String host,
@@ -22,7 +24,8 @@ public record GrpcSettings(
     long stopTimeoutMillis,
     java.nio.file.Path tlsCert,
     java.nio.file.Path tlsKey,
-    boolean plaintext) {
+    boolean plaintext,
+    long heartbeatMillis) {
   public GrpcSettings {
     if ((tlsCert == null) != (tlsKey == null)) {
       throw new dev.sgm.api.SgmException(
@@ -43,6 +46,7 @@ public record GrpcSettings(
         config.getLong("grpc.stop-timeout-ms", 10_000),
         config.get("grpc.tls.cert").map(java.nio.file.Path::of).orElse(null),
         config.get("grpc.tls.key").map(java.nio.file.Path::of).orElse(null),
-        config.getBoolean(Listening.PLAINTEXT, false));
+        config.getBoolean(Listening.PLAINTEXT, false),
+        Math.max(10, config.getLong("watch.heartbeat-ms", 15_000)));
   }
 }

@@ -40,6 +40,7 @@ public final class GrpcTransport implements Transport {
   private final HealthStatusManager health = new HealthStatusManager();
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
   private Server server;
+  private WatchCall watches;
 
   public GrpcTransport(GrpcSettings settings, SgmService service) {
     this.settings = settings;
@@ -52,6 +53,7 @@ public final class GrpcTransport implements Transport {
     Listening.check(
         settings.host(), "grpc.host", service.authenticates(), tls, settings.plaintext());
     Calls calls = new Calls(service);
+    watches = new WatchCall(service, executor, settings.heartbeatMillis());
     NettyServerBuilder builder =
         NettyServerBuilder.forAddress(
                 new InetSocketAddress(settings.host(), settings.port()),
@@ -65,7 +67,7 @@ public final class GrpcTransport implements Transport {
             .addService(ProtoReflectionServiceV1.newInstance());
     Set<String> offered = Set.copyOf(service.operations());
     for (ServiceDescriptor descriptor : GrpcOperations.SERVICES) {
-      ServerServiceDefinition definition = definition(descriptor, offered, calls);
+      ServerServiceDefinition definition = definition(descriptor, offered, calls, watches);
       if (definition != null) {
         builder.addService(ServerInterceptors.intercept(definition, Calls.INTERCEPTOR));
       }
@@ -81,7 +83,7 @@ public final class GrpcTransport implements Transport {
    * offered: a profile's service is served only while the profile is active.
    */
   private static ServerServiceDefinition definition(
-      ServiceDescriptor descriptor, Set<String> offered, Calls calls) {
+      ServiceDescriptor descriptor, Set<String> offered, Calls calls, WatchCall watches) {
     // The served methods read their requests leniently (Incoming), so the service is described
     // anew with them; it keeps the schema descriptor reflection serves.
     ServiceDescriptor.Builder served =
@@ -89,6 +91,14 @@ public final class GrpcTransport implements Transport {
             .setSchemaDescriptor(descriptor.getSchemaDescriptor());
     List<ServerMethodDefinition<?, ?>> methods = new ArrayList<>();
     for (MethodDescriptor<?, ?> method : descriptor.getMethods()) {
+      if (method.getFullMethodName().equals(MemoryGrpc.getWatchMethod().getFullMethodName())) {
+        served.addMethod(MemoryGrpc.getWatchMethod());
+        methods.add(
+            ServerMethodDefinition.create(
+                MemoryGrpc.getWatchMethod(),
+                ServerCalls.asyncServerStreamingCall(watches::start)));
+        continue;
+      }
       String operation = GrpcOperations.operation(method);
       if (operation != null && !offered.contains(operation)) {
         return null;
@@ -126,11 +136,18 @@ public final class GrpcTransport implements Transport {
     return List.of("grpc://" + host + ":" + port());
   }
 
+  /** The open watch streams, for tests that check they are freed. */
+  int openWatches() {
+    return watches == null ? 0 : watches.open();
+  }
+
   @Override
   public void close() {
     if (server == null) {
       return;
     }
+    // Watch streams never finish by themselves: ended first, so that shutdown does not wait.
+    watches.closeAll();
     health.enterTerminalState();
     server.shutdown();
     try {

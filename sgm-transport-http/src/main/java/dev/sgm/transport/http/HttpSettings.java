@@ -19,6 +19,8 @@ import java.nio.file.Path;
  * @param tlsCert the PEM certificate chain to serve HTTPS with ({@code http.tls.cert}), or null
  * @param tlsKey its PEM private key ({@code http.tls.key}), or null
  * @param plaintext whether plaintext is allowed off loopback ({@code listen.plaintext})
+ * @param heartbeatMillis how often an idle watch stream gets a heartbeat comment ({@code
+ *     watch.heartbeat-ms}, default 15 s): it keeps proxies from closing it and finds clients gone
  */
 public record HttpSettings(
     String host,
@@ -28,12 +30,25 @@ public record HttpSettings(
     long stopTimeoutMillis,
     Path tlsCert,
     Path tlsKey,
-    boolean plaintext) {
+    boolean plaintext,
+    long heartbeatMillis) {
 
-  /** Plain HTTP settings, without TLS. */
+  /** How often an idle watch stream gets a heartbeat unless configured. */
+  public static final long DEFAULT_HEARTBEAT_MS = 15_000;
+
+  /** Plain HTTP settings, without TLS, with the default heartbeat. */
   public HttpSettings(
       String host, int port, long maxBodyBytes, boolean logRequests, long stopTimeoutMillis) {
-    this(host, port, maxBodyBytes, logRequests, stopTimeoutMillis, null, null, false);
+    this(
+        host,
+        port,
+        maxBodyBytes,
+        logRequests,
+        stopTimeoutMillis,
+        null,
+        null,
+        false,
+        DEFAULT_HEARTBEAT_MS);
   }
 
   public HttpSettings {
@@ -66,6 +81,7 @@ public record HttpSettings(
         config.getLong("http.stop-timeout-ms", 10_000),
         config.get("http.tls.cert").map(Path::of).orElse(null),
         config.get("http.tls.key").map(Path::of).orElse(null),
-        config.getBoolean(Listening.PLAINTEXT, false));
+        config.getBoolean(Listening.PLAINTEXT, false),
+        Math.max(10, config.getLong("watch.heartbeat-ms", DEFAULT_HEARTBEAT_MS)));
   }
 }

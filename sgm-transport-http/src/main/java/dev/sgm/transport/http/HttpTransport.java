@@ -30,9 +30,15 @@ public final class HttpTransport implements Transport {
   private final Server server;
   private final ServerConnector connector;
   private final boolean authenticates;
+  private final Handler handler;
 
   public HttpTransport(HttpSettings settings, SgmService service) {
     this(settings, new SgmHandler(service, settings), service.authenticates());
+  }
+
+  /** The open watch streams, for tests that check they are freed. */
+  int openWatches() {
+    return handler instanceof SgmHandler sgm ? sgm.watches().open() : 0;
   }
 
   /** A server with the SGM settings around another handler; benchmarks use it for a baseline. */
@@ -43,6 +49,7 @@ public final class HttpTransport implements Transport {
   private HttpTransport(HttpSettings settings, Handler handler, boolean authenticates) {
     this.authenticates = authenticates;
     this.settings = settings;
+    this.handler = handler;
     QueuedThreadPool threads = new QueuedThreadPool();
     threads.setName("sgm-http");
     threads.setVirtualThreadsExecutor(Executors.newVirtualThreadPerTaskExecutor());
@@ -92,6 +99,10 @@ public final class HttpTransport implements Transport {
 
   @Override
   public void close() {
+    // Watch streams never finish by themselves: ended first, so that shutdown does not wait.
+    if (handler instanceof SgmHandler sgm) {
+      sgm.watches().closeAll();
+    }
     try {
       server.stop();
     } catch (Exception e) {

@@ -3,11 +3,14 @@ package dev.sgm.transport.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Caller;
+import dev.sgm.api.ChangeStream;
+import dev.sgm.api.ChangesRequest;
 import dev.sgm.api.DiscoverRequest;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.FieldError;
 import dev.sgm.api.Json;
 import dev.sgm.api.ProtocolVersion;
+import dev.sgm.api.Scope;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.SgmService;
 import dev.sgm.api.StoredContent;
@@ -24,6 +27,7 @@ import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.Fields;
 
 /**
  * Translates HTTP to SGM operations and back. It decides nothing itself: every request becomes one
@@ -50,6 +54,12 @@ final class SgmHandler extends Handler.Abstract {
               "The discovery document, at its well-known address."),
           new Route("GET", "/v1/content/{hash}", "content", "Content kept by its SHA-256 hash."),
           new Route(
+              "GET",
+              "/v1/watch",
+              "watch",
+              "The change feed as server-sent events: ?scope=<canonical>&scope_mode=&since=&types=;"
+                  + " each event's id is its cursor, and Last-Event-ID resumes."),
+          new Route(
               "GET", "/healthz", "health", "Liveness: 200 while the server accepts requests."),
           new Route("GET", "/openapi.json", "openapi", "This API's OpenAPI 3.1 description."));
 
@@ -62,10 +72,12 @@ final class SgmHandler extends Handler.Abstract {
   private final SgmService service;
   private final HttpSettings settings;
   private final OpenApiDocument openApi;
+  private final WatchStreams watches;
 
   SgmHandler(SgmService service, HttpSettings settings) {
     this.service = service;
     this.settings = settings;
+    this.watches = new WatchStreams(settings.heartbeatMillis());
     this.openApi =
         new OpenApiDocument(
             service.discover(CALLER, DiscoverRequest.any()).operations(), FIXED_ROUTES);
@@ -91,6 +103,14 @@ final class SgmHandler extends Handler.Abstract {
     boolean challenge = false;
     try {
       checkProtocolVersion(request);
+      if (path.equals("/v1/watch") && method.equals("GET")) {
+        Caller caller =
+            service.authenticate(
+                CALLER.origin(), request.getHeaders().get(HttpHeader.AUTHORIZATION));
+        ChangeStream stream = service.watch(caller, watchRequest(request));
+        watches.stream(stream, response, callback);
+        return true;
+      }
       reply = route(method, path, request);
     } catch (HttpProblem e) {
       reply = Reply.error(e.status, e.error);
@@ -123,6 +143,44 @@ final class SgmHandler extends Handler.Abstract {
               reply.body().length));
     }
     return true;
+  }
+
+  /** The open watch streams. */
+  WatchStreams watches() {
+    return watches;
+  }
+
+  /**
+   * A watch's request from the query ({@code scope} as a canonical scope string, {@code
+   * scope_mode}, {@code since}, {@code types} comma-separated); {@code Last-Event-ID} wins over
+   * {@code since}, as a reconnecting event source sends it.
+   */
+  private static ChangesRequest watchRequest(Request request) {
+    Fields query = Request.extractQueryParameters(request);
+    ObjectNode json = Json.object();
+    for (Fields.Field field : query) {
+      switch (field.getName()) {
+        case "scope" -> {
+          String scope = field.getValue();
+          if (scope == null || scope.isEmpty()) {
+            throw SgmException.invalidRequest("scope", "is required, e.g. scope=project=demo");
+          }
+          json.set("scope", Scope.parseCanonical(scope).toJson());
+        }
+        case "types" -> {
+          com.fasterxml.jackson.databind.node.ArrayNode types = json.putArray("types");
+          for (String type : field.getValue().split(",", -1)) {
+            types.add(type.trim());
+          }
+        }
+        default -> json.put(field.getName(), field.getValue());
+      }
+    }
+    String lastEventId = request.getHeaders().get("Last-Event-ID");
+    if (lastEventId != null && !lastEventId.isBlank()) {
+      json.put("since", lastEventId.trim());
+    }
+    return ChangesRequest.fromJson(json);
   }
 
   /** An error whose HTTP status is not the one its code maps to (405, 415). */

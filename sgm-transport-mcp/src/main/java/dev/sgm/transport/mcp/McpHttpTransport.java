@@ -41,8 +41,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * 127.0.0.1:7412). A session starts with {@code initialize} and is named by the {@code
  * Mcp-Session-Id} header; its default scope and agent come from {@code ?project=&agent=} on the
  * URL, else from {@code mcp.project} and {@code mcp.agent}. Requests whose Origin or Host is not
- * local are refused, against DNS rebinding. Responses are plain JSON; there is no server-initiated
- * stream (GET answers 405).
+ * local are refused, against DNS rebinding. Responses are plain JSON; a session's GET is its
+ * server-initiated stream, which carries the notifications of its resource subscriptions (a GET
+ * without a session answers 405).
  */
 public final class McpHttpTransport implements Transport {
   private static final System.Logger LOG = System.getLogger(McpHttpTransport.class.getName());
@@ -76,7 +77,12 @@ public final class McpHttpTransport implements Transport {
     }
     long now = System.nanoTime();
     if (now - session.usedNanos > sessionIdleNanos) {
-      sessions.remove(id, session);
+      if (sessions.remove(id, session)) {
+        McpSubscriptions gone = subscriptions.remove(id);
+        if (gone != null) {
+          gone.close();
+        }
+      }
       return null;
     }
     session.usedNanos = now;
@@ -86,8 +92,25 @@ public final class McpHttpTransport implements Transport {
   /** Ends every session idle too long; run as sessions start, so the map cannot grow unbounded. */
   private void expireIdle() {
     long now = System.nanoTime();
-    sessions.values().removeIf(s -> now - s.usedNanos > sessionIdleNanos);
+    sessions
+        .entrySet()
+        .removeIf(
+            e -> {
+              boolean idle = now - e.getValue().usedNanos > sessionIdleNanos;
+              if (idle) {
+                McpSubscriptions gone = subscriptions.remove(e.getKey());
+                if (gone != null) {
+                  gone.close();
+                }
+              }
+              return idle;
+            });
   }
+
+  private final Map<String, McpSubscriptions> subscriptions = new ConcurrentHashMap<>();
+  private final java.util.function.Function<dev.sgm.api.ChangesRequest, dev.sgm.api.ChangeStream>
+      watcher;
+  private final long heartbeatMillis;
 
   private final Server server;
   private final ServerConnector connector;
@@ -117,6 +140,9 @@ public final class McpHttpTransport implements Transport {
             project == null ? null : Json.object().put("project", project),
             config.get("mcp.agent").orElse(null));
     this.service = service;
+    // A subscription is made while its request is handled: it watches as that request's caller.
+    this.watcher = request -> service.watch(current.get(), request);
+    this.heartbeatMillis = Math.max(10, config.getLong("watch.heartbeat-ms", 15_000));
     this.mcp =
         new McpServer(
             (operation, request) -> service.invoke(current.get(), operation, request),
@@ -129,7 +155,8 @@ public final class McpHttpTransport implements Transport {
                     .getModule()
                     .getDescriptor()
                     .rawVersion()
-                    .orElse("development"));
+                    .orElse("development"),
+            true);
     QueuedThreadPool threads = new QueuedThreadPool();
     threads.setName("sgm-mcp");
     threads.setVirtualThreadsExecutor(Executors.newVirtualThreadPerTaskExecutor());
@@ -197,8 +224,16 @@ public final class McpHttpTransport implements Transport {
             + "/mcp");
   }
 
+  /** How many resource subscriptions the sessions hold, for tests that check they are freed. */
+  int openSubscriptions() {
+    return subscriptions.values().stream().mapToInt(McpSubscriptions::open).sum();
+  }
+
   @Override
   public void close() {
+    // Notification streams never finish by themselves: ended first, so shutdown does not wait.
+    subscriptions.values().forEach(McpSubscriptions::close);
+    subscriptions.clear();
     try {
       server.stop();
     } catch (Exception e) {
@@ -230,10 +265,28 @@ public final class McpHttpTransport implements Transport {
       switch (request.getMethod()) {
         case "DELETE" -> {
           boolean known = session != null && sessions.remove(session) != null;
+          McpSubscriptions ended = session == null ? null : subscriptions.remove(session);
+          if (ended != null) {
+            ended.close();
+          }
           return reply(response, callback, known ? 200 : 404, null, null);
         }
         case "POST" -> {
           return post(request, response, callback, session);
+        }
+        case "GET" -> {
+          if (session == null) {
+            // A stream belongs to a session: without one there is nothing to stream.
+            response.getHeaders().put(HttpHeader.ALLOW, "POST, DELETE");
+            return reply(response, callback, 405, null, null);
+          }
+          McpSubscriptions subscribed = session(session) == null ? null : subscriptions.get(session);
+          if (subscribed == null) {
+            return reply(
+                response, callback, 404, null, McpServer.error(null, -32600, "unknown session"));
+          }
+          notifications(subscribed, response, callback);
+          return true;
         }
         default -> {
           response.getHeaders().put(HttpHeader.ALLOW, "POST, DELETE");
@@ -282,11 +335,13 @@ public final class McpHttpTransport implements Transport {
       boolean initializing = body.isObject() && "initialize".equals(body.path("method").asText());
       McpDefaults defaults;
       String newSession = null;
+      McpSubscriptions subscribed;
       if (initializing) {
         newSession = UUID.randomUUID().toString();
         defaults = fromQuery(request);
         expireIdle();
         sessions.put(newSession, new Session(defaults));
+        subscriptions.put(newSession, new McpSubscriptions(watcher));
       } else {
         defaults = session(session);
         if (defaults == null) {
@@ -303,20 +358,51 @@ public final class McpHttpTransport implements Transport {
                       : "unknown session"));
         }
       }
+      subscribed = subscriptions.get(newSession != null ? newSession : session);
       JsonNode answer;
       if (body.isArray()) {
         ArrayNode answers = Json.array();
         for (JsonNode message : body) {
-          ObjectNode one = mcp.handle(message, defaults);
+          ObjectNode one = mcp.handle(message, defaults, subscribed);
           if (one != null) {
             answers.add(one);
           }
         }
         answer = answers.isEmpty() ? null : answers;
       } else {
-        answer = mcp.handle(body, defaults);
+        answer = mcp.handle(body, defaults, subscribed);
       }
       return reply(response, callback, answer == null ? 202 : 200, newSession, answer);
+    }
+
+    /**
+     * The session's server-to-client stream (the GET of Streamable HTTP): its resource
+     * notifications as server-sent events, with heartbeat comments while idle, until the client
+     * leaves or the session ends.
+     */
+    private void notifications(McpSubscriptions subscribed, Response response, Callback callback) {
+      response.setStatus(200);
+      response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
+      response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
+      try (java.io.OutputStream out = Content.Sink.asOutputStream(response)) {
+        out.write(": stream open\n\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        out.flush();
+        while (!subscribed.closed()) {
+          ObjectNode notification = subscribed.next(java.time.Duration.ofMillis(heartbeatMillis));
+          String frame =
+              notification == null
+                  ? ": heartbeat\n\n"
+                  : "event: message\ndata: " + Json.write(notification) + "\n\n";
+          out.write(frame.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          out.flush();
+        }
+        callback.succeeded();
+      } catch (java.io.IOException e) {
+        callback.failed(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        callback.failed(e);
+      }
     }
 
     private McpDefaults fromQuery(Request request) {

@@ -30,6 +30,7 @@ public final class McpServer {
   private final McpTools tools;
   private final SgmClient backend;
   private final String version;
+  private final boolean subscriptions;
 
   /**
    * @param backend where operations run (the engine in-process, or a server)
@@ -37,9 +38,23 @@ public final class McpServer {
    * @param version this implementation's version, for serverInfo
    */
   public McpServer(SgmClient backend, List<OperationDescriptor> operations, String version) {
+    this(backend, operations, version, false);
+  }
+
+  /**
+   * As above; with {@code subscriptions}, {@code resources/subscribe} is offered (the transport
+   * passes each session's {@link McpSubscriptions} to {@link #handle(JsonNode, McpDefaults,
+   * McpSubscriptions)} and delivers its notifications).
+   */
+  McpServer(
+      SgmClient backend,
+      List<OperationDescriptor> operations,
+      String version,
+      boolean subscriptions) {
     this.backend = backend;
     this.tools = new McpTools(backend, operations);
     this.version = version;
+    this.subscriptions = subscriptions;
   }
 
   /**
@@ -47,6 +62,11 @@ public final class McpServer {
    * a response from the client.
    */
   public ObjectNode handle(JsonNode message, McpDefaults defaults) {
+    return handle(message, defaults, null);
+  }
+
+  /** As {@link #handle(JsonNode, McpDefaults)}, with the session's subscriptions. */
+  ObjectNode handle(JsonNode message, McpDefaults defaults, McpSubscriptions subscribed) {
     if (!message.isObject() || !"2.0".equals(message.path("jsonrpc").asText())) {
       return error(null, -32600, "not a JSON-RPC 2.0 message");
     }
@@ -81,6 +101,18 @@ public final class McpServer {
         case "resources/list" -> result(id, listResources(params, defaults));
         case "resources/read" -> result(id, readResource(params));
         case "resources/templates/list" -> result(id, templates());
+        case "resources/subscribe", "resources/unsubscribe" -> {
+          if (subscribed == null) {
+            yield error(id, -32601, "this server does not offer resource subscriptions");
+          }
+          String uri = params.path("uri").asText(null);
+          if (method.equals("resources/subscribe")) {
+            subscribed.subscribe(uri);
+          } else {
+            subscribed.unsubscribe(uri);
+          }
+          yield result(id, Json.object());
+        }
         default -> error(id, -32601, "no method " + method);
       };
     } catch (SgmException e) {
@@ -98,7 +130,7 @@ public final class McpServer {
     result.put("protocolVersion", VERSIONS.contains(asked) ? asked : VERSIONS.get(0));
     ObjectNode capabilities = result.putObject("capabilities");
     capabilities.putObject("tools").put("listChanged", false);
-    capabilities.putObject("resources").put("subscribe", false).put("listChanged", false);
+    capabilities.putObject("resources").put("subscribe", subscriptions).put("listChanged", false);
     ObjectNode info = result.putObject("serverInfo");
     info.put("name", "sgm-java");
     info.put("version", version);

@@ -1,0 +1,275 @@
+package dev.sgm.core;
+
+import dev.sgm.api.Caller;
+import dev.sgm.api.ChangeEvent;
+import dev.sgm.api.ChangeStream;
+import dev.sgm.api.ChangesRequest;
+import dev.sgm.api.ChangesResult;
+import dev.sgm.api.spi.Change;
+import dev.sgm.api.spi.ChangeBatch;
+import dev.sgm.api.spi.Storage;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The one follower of the change log that every watch shares: a single thread reads each batch of
+ * committed changes once (woken by {@link Storage#onCommit}, and on a timer for writes committed by
+ * other nodes) and hands each change to the watches that cover it. A watch buffers a bounded number
+ * of events; when its consumer falls further behind, it drops its buffer and reads from the change
+ * log instead, from its own cursor, so writers are never slowed and nothing is lost.
+ */
+final class ChangeNotifier implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(ChangeNotifier.class.getName());
+  private static final int BATCH = 1000;
+
+  /** How often the log is read with no local commit: writes of other nodes are seen within it. */
+  private static final long IDLE_POLL_MILLIS = 1000;
+
+  private final Storage storage;
+  private final ChangeFeed feed;
+  private final int buffer;
+  private final List<Watch> watches = new CopyOnWriteArrayList<>();
+  private final List<Consumer<ChangeEvent>> listeners = new CopyOnWriteArrayList<>();
+  private final Object wake = new Object();
+
+  /**
+   * Held while a batch is handed out and while a watch registers: a watch registered at position P
+   * receives every change above P, and reads what it needs up to P from the log.
+   */
+  private final Object delivery = new Object();
+
+  private boolean woken;
+  private volatile boolean closed;
+  private volatile long position;
+  private Thread thread;
+
+  ChangeNotifier(Storage storage, ChangeFeed feed, int buffer) {
+    this.storage = storage;
+    this.feed = feed;
+    this.buffer = buffer;
+  }
+
+  synchronized void start() {
+    if (thread != null) {
+      return;
+    }
+    position = storage.committedSequence();
+    storage.onCommit(this::signal);
+    thread = Thread.ofPlatform().daemon().name("sgm-change-notifier").start(this::follow);
+  }
+
+  /** How many watches are open, for tests and figures. */
+  int watching() {
+    return watches.size();
+  }
+
+  /** Calls {@code listener} with every change event of every scope, on the notifier's thread. */
+  void onEvent(Consumer<ChangeEvent> listener) {
+    listeners.add(listener);
+  }
+
+  private void signal() {
+    synchronized (wake) {
+      woken = true;
+      wake.notifyAll();
+    }
+  }
+
+  private void follow() {
+    while (!closed) {
+      try {
+        ChangeBatch batch = storage.changesAfter(position, BATCH);
+        synchronized (delivery) {
+          for (Change change : batch.changes()) {
+            deliver(change);
+          }
+          position = Math.max(position, batch.through());
+        }
+        if (batch.changes().size() < BATCH) {
+          synchronized (wake) {
+            if (!woken) {
+              wake.wait(IDLE_POLL_MILLIS);
+            }
+            woken = false;
+          }
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        if (closed) {
+          return;
+        }
+        LOG.log(System.Logger.Level.WARNING, "following the change log failed; retrying", e);
+        sleep();
+      }
+    }
+  }
+
+  private static void sleep() {
+    try {
+      Thread.sleep(200);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void deliver(Change change) {
+    ChangeEvent event = null;
+    for (Watch watch : watches) {
+      if (ChangeFeed.follows(watch.caller, watch.request, change)) {
+        if (event == null) {
+          event = feed.event(change);
+        }
+        watch.offer(change.seq(), event);
+      }
+    }
+    if (!listeners.isEmpty()) {
+      if (event == null) {
+        event = feed.event(change);
+      }
+      for (Consumer<ChangeEvent> listener : listeners) {
+        try {
+          listener.accept(event);
+        } catch (RuntimeException e) {
+          LOG.log(System.Logger.Level.WARNING, "a change listener failed", e);
+        }
+      }
+    }
+  }
+
+  /** Opens a watch of {@code request} from its cursor, or from the present. */
+  ChangeStream watch(Caller caller, ChangesRequest request) {
+    long from;
+    if (request.since() == null) {
+      from = -1;
+    } else {
+      from = feed.decode(request.since(), "since");
+      feed.checkRetained(from, "since");
+    }
+    long start = from < 0 ? storage.committedSequence() : from;
+    Watch watch = new Watch(caller, request, start);
+    synchronized (delivery) {
+      watches.add(watch);
+      watch.catchUpTo = position;
+    }
+    return watch;
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    Thread t;
+    synchronized (this) {
+      t = thread;
+    }
+    if (t != null) {
+      t.interrupt();
+    }
+    watches.forEach(Watch::close);
+  }
+
+  /** One event with its sequence number, as a watch buffers it. */
+  private record Entry(long seq, ChangeEvent event) {}
+
+  private final class Watch implements ChangeStream {
+    private final Caller caller;
+    private final ChangesRequest request;
+    private final LinkedBlockingQueue<Entry> queue;
+
+    /**
+     * The sequence number of the last event handed out (or of where the watch started); written
+     * only by the consumer's {@link #poll}, read by {@link #cursor} from any thread.
+     */
+    private volatile long delivered;
+
+    /**
+     * Up to here the watch reads the log; every change above it is (or was, before an overflow) in
+     * its buffer.
+     */
+    private long catchUpTo;
+
+    private volatile boolean overflowed;
+    private volatile boolean closed;
+
+    Watch(Caller caller, ChangesRequest request, long start) {
+      this.caller = caller;
+      this.request = request;
+      // Linked: an idle watch holds no array of its capacity.
+      this.queue = new LinkedBlockingQueue<>(buffer);
+      this.delivered = start;
+    }
+
+    /** Called by the notifier's thread, with the delivery lock held; never blocks. */
+    void offer(long seq, ChangeEvent event) {
+      if (overflowed || closed) {
+        return;
+      }
+      if (!queue.offer(new Entry(seq, event))) {
+        // The consumer is too far behind to keep in memory: it goes back to the log.
+        overflowed = true;
+        queue.clear();
+      }
+    }
+
+    @Override
+    public synchronized Batch poll(Duration timeout) throws InterruptedException {
+      if (closed) {
+        return new Batch(List.of(), false);
+      }
+      boolean fellBehind = false;
+      if (overflowed) {
+        synchronized (delivery) {
+          queue.clear();
+          overflowed = false;
+          catchUpTo = position;
+        }
+        fellBehind = true;
+      }
+      while (delivered < catchUpTo) {
+        ChangesResult page = feed.changes(caller, request.since(feed.encode(delivered)));
+        delivered = Math.max(delivered, feed.decode(page.next(), "since"));
+        if (!page.events().isEmpty() || fellBehind) {
+          return new Batch(page.events(), fellBehind);
+        }
+      }
+      Entry first = queue.poll(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      if (first == null || closed) {
+        return new Batch(List.of(), false);
+      }
+      List<Entry> entries = new ArrayList<>();
+      entries.add(first);
+      queue.drainTo(entries, request.limit() - 1);
+      List<ChangeEvent> events = new ArrayList<>();
+      for (Entry entry : entries) {
+        // Seen already when it was also read from the log.
+        if (entry.seq() > delivered) {
+          events.add(entry.event());
+          delivered = entry.seq();
+        }
+      }
+      return new Batch(events, false);
+    }
+
+    @Override
+    public String cursor() {
+      return feed.encode(delivered);
+    }
+
+    @Override
+    public void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      watches.remove(this);
+      queue.clear();
+      // Wakes a poll waiting on the buffer.
+      queue.offer(new Entry(Long.MIN_VALUE, null));
+    }
+  }
+}
