@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
-import dev.sgm.api.Caller;
 import dev.sgm.api.ChangeStream;
 import dev.sgm.api.ChangesRequest;
 import dev.sgm.api.ErrorCode;

@@ -95,8 +95,7 @@ public final class GrpcTransport implements Transport {
         served.addMethod(MemoryGrpc.getWatchMethod());
         methods.add(
             ServerMethodDefinition.create(
-                MemoryGrpc.getWatchMethod(),
-                ServerCalls.asyncServerStreamingCall(watches::start)));
+                MemoryGrpc.getWatchMethod(), ServerCalls.asyncServerStreamingCall(watches::start)));
         continue;
       }
       String operation = GrpcOperations.operation(method);

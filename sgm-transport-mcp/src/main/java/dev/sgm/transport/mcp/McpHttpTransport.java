@@ -280,7 +280,8 @@ public final class McpHttpTransport implements Transport {
             response.getHeaders().put(HttpHeader.ALLOW, "POST, DELETE");
             return reply(response, callback, 405, null, null);
           }
-          McpSubscriptions subscribed = session(session) == null ? null : subscriptions.get(session);
+          McpSubscriptions subscribed =
+              session(session) == null ? null : subscriptions.get(session);
           if (subscribed == null) {
             return reply(
                 response, callback, 404, null, McpServer.error(null, -32600, "unknown session"));
