@@ -74,7 +74,7 @@ interface Backend extends SgmClient, AutoCloseable {
 
       @Override
       public Optional<ChangeStream> watch(ChangesRequest request) {
-        return Optional.of(runtime.service().watch(caller, request));
+        return shared.watch(request);
       }
 
       @Override

@@ -427,6 +427,16 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
     }
   }
 
+  /**
+   * A live watch when this process holds the store; empty when another process does, and the caller
+   * follows {@code changes} instead.
+   */
+  Optional<dev.sgm.api.ChangeStream> watch(dev.sgm.api.ChangesRequest request) {
+    return state instanceof Holding holding
+        ? Optional.of(holding.runtime().service().watch(Caller.anonymous(origin), request))
+        : Optional.empty();
+  }
+
   /** The operations the holder offers: the core ones, then its profiles'. */
   List<String> operations() {
     List<String> names = new ArrayList<>();
