@@ -68,7 +68,7 @@ class CliTest {
                 l ->
                     l.startsWith("tasks.claim ")
                         && l.contains(" collaboration ")
-                        && l.endsWith(
+                        && l.contains(
                             "Claims an open task for an agent; fails with conflict when another"
                                 + " agent has it.")),
         listed.out());
