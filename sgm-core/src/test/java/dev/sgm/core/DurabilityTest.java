@@ -31,15 +31,7 @@ class DurabilityTest {
         SgmRuntime.open(
             ConfigLoader.load(Map.of(ConfigLoader.DATA_DIR, dir.toString()), Map.of()))) {
       Scope scope = Scope.of("project", "durable");
-      List<String> lost = new ArrayList<>();
-      for (String id : acknowledged) {
-        try {
-          sgm.service().read(Caller.embedded(), new ReadRequest(scope, id, false));
-        } catch (dev.sgm.api.SgmException e) {
-          lost.add(id);
-        }
-      }
-      assertEquals(List.of(), lost, "acknowledged stores lost after kill -9");
+      assertEquals(List.of(), lost(sgm, acknowledged), "acknowledged stores lost after kill -9");
       long total =
           sgm.service()
               .retrieve(Caller.embedded(), RetrieveQuery.builder(scope).limit(1).build())
@@ -71,19 +63,27 @@ class DurabilityTest {
     try (SgmRuntime sgm =
         SgmRuntime.open(
             ConfigLoader.load(Map.of(ConfigLoader.DATA_DIR, dir.toString()), Map.of()))) {
-      Scope scope = Scope.of("project", "durable");
-      List<String> lost = new ArrayList<>();
-      for (String id : acknowledged) {
-        try {
-          sgm.service().read(Caller.embedded(), new ReadRequest(scope, id, false));
-        } catch (dev.sgm.api.SgmException e) {
-          lost.add(id);
-        }
-      }
-      assertEquals(List.of(), lost, "acknowledged stores lost over " + REPEATED_CRASHES + " kills");
+      assertEquals(
+          List.of(),
+          lost(sgm, acknowledged),
+          "acknowledged stores lost over " + REPEATED_CRASHES + " kills");
       System.out.printf(
           "durability: %d acknowledged over %d kills without a clean close, 0 lost%n",
           acknowledged.size(), REPEATED_CRASHES);
     }
+  }
+
+  /** The acknowledged ids that cannot be read back. */
+  private static List<String> lost(SgmRuntime sgm, Set<String> acknowledged) {
+    Scope scope = Scope.of("project", "durable");
+    List<String> lost = new ArrayList<>();
+    for (String id : acknowledged) {
+      try {
+        sgm.service().read(Caller.embedded(), new ReadRequest(scope, id, false));
+      } catch (dev.sgm.api.SgmException e) {
+        lost.add(id);
+      }
+    }
+    return lost;
   }
 }

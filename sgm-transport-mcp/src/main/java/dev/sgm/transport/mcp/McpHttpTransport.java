@@ -78,10 +78,7 @@ public final class McpHttpTransport implements Transport {
     long now = System.nanoTime();
     if (now - session.usedNanos > sessionIdleNanos) {
       if (sessions.remove(id, session)) {
-        McpSubscriptions gone = subscriptions.remove(id);
-        if (gone != null) {
-          gone.close();
-        }
+        endSubscriptions(id);
       }
       return null;
     }
@@ -98,13 +95,18 @@ public final class McpHttpTransport implements Transport {
             e -> {
               boolean idle = now - e.getValue().usedNanos > sessionIdleNanos;
               if (idle) {
-                McpSubscriptions gone = subscriptions.remove(e.getKey());
-                if (gone != null) {
-                  gone.close();
-                }
+                endSubscriptions(e.getKey());
               }
               return idle;
             });
+  }
+
+  /** Closes the watches of a session that has ended. */
+  private void endSubscriptions(String id) {
+    McpSubscriptions gone = subscriptions.remove(id);
+    if (gone != null) {
+      gone.close();
+    }
   }
 
   private final Map<String, McpSubscriptions> subscriptions = new ConcurrentHashMap<>();
@@ -265,9 +267,8 @@ public final class McpHttpTransport implements Transport {
       switch (request.getMethod()) {
         case "DELETE" -> {
           boolean known = session != null && sessions.remove(session) != null;
-          McpSubscriptions ended = session == null ? null : subscriptions.remove(session);
-          if (ended != null) {
-            ended.close();
+          if (session != null) {
+            endSubscriptions(session);
           }
           return reply(response, callback, known ? 200 : 404, null, null);
         }
