@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.stream.StreamSupport;
 
 /**
@@ -18,6 +20,7 @@ public class SgmException extends RuntimeException {
 
   private final ErrorCode code;
   private final List<FieldError> details;
+  private final Duration retryAfter;
 
   public SgmException(ErrorCode code, String message) {
     this(code, message, List.of(), null);
@@ -28,9 +31,33 @@ public class SgmException extends RuntimeException {
   }
 
   public SgmException(ErrorCode code, String message, List<FieldError> details, Throwable cause) {
+    this(code, message, details, cause, null);
+  }
+
+  private SgmException(
+      ErrorCode code,
+      String message,
+      List<FieldError> details,
+      Throwable cause,
+      Duration retryAfter) {
     super(Objects.requireNonNull(message, "message"), cause);
     this.code = Objects.requireNonNull(code, "code");
     this.details = List.copyOf(details);
+    this.retryAfter = retryAfter;
+  }
+
+  /**
+   * An {@code unavailable} error for a client that is refused for a while (too many failed
+   * attempts): it may try again after {@code retryAfter}, which HTTP sends as {@code 429} with
+   * {@code Retry-After}.
+   */
+  public static SgmException throttled(String field, String reason, Duration retryAfter) {
+    return new SgmException(
+        ErrorCode.UNAVAILABLE,
+        field + ": " + reason,
+        List.of(new FieldError(field, reason)),
+        null,
+        Objects.requireNonNull(retryAfter, "retryAfter"));
   }
 
   /** An {@code invalid_record} error naming the field at fault. */
@@ -53,11 +80,29 @@ public class SgmException extends RuntimeException {
     return details;
   }
 
+  /** How long a throttled client should wait before trying again; empty for other errors. */
+  public Optional<Duration> retryAfter() {
+    return Optional.ofNullable(retryAfter);
+  }
+
+  /**
+   * The HTTP status this error is sent with: its code's, except that a throttled client is told
+   * {@code 429 Too Many Requests} rather than that the server is unavailable.
+   */
+  public int httpStatus() {
+    return retryAfter != null ? 429 : code.httpStatus();
+  }
+
+  /** The {@code Retry-After} value of a throttled client, whole seconds rounded up. */
+  public Optional<String> retryAfterSeconds() {
+    return retryAfter().map(d -> Long.toString(Math.max(1, (d.toMillis() + 999) / 1000)));
+  }
+
   /** This error with every detail's field prefixed, e.g. {@code records[3].} for a batch member. */
   public SgmException withFieldPrefix(String prefix) {
     List<FieldError> prefixed =
         details.stream().map(d -> new FieldError(prefix + d.field(), d.reason())).toList();
-    return new SgmException(code, prefix + getMessage(), prefixed, getCause());
+    return new SgmException(code, prefix + getMessage(), prefixed, getCause(), retryAfter);
   }
 
   /** The contract's error object: {@code {"error": {"code", "message", "details"?}}}. */

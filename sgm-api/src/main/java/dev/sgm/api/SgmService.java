@@ -61,11 +61,14 @@ public interface SgmService {
   JsonNode invoke(Caller caller, String operation, JsonNode request);
 
   /**
-   * The caller a request comes from, given its {@code Authorization} header (null when absent): the
-   * local owner while authentication is off; otherwise the token's principal, or {@code
-   * unauthenticated}. Transports ask here once per request and pass the caller on.
+   * The caller a request comes from, given its {@code Authorization} header (null when absent) and
+   * the address it came from (null when the transport has none): the local owner while
+   * authentication is off; otherwise the token's principal, or {@code unauthenticated}; or {@code
+   * unavailable} with a {@linkplain SgmException#retryAfter() retry delay} while that address is
+   * refused after too many failed attempts. Transports ask here once per request and pass the
+   * caller on.
    */
-  default Caller authenticate(String origin, String authorization) {
+  default Caller authenticate(String origin, String authorization, String clientAddress) {
     return Caller.anonymous(origin);
   }
 

@@ -45,7 +45,6 @@ import java.util.regex.Pattern;
  * auth.enabled} is true or a bootstrap token is configured.
  */
 public final class AccessTokens {
-  private static final System.Logger LOG = System.getLogger(AccessTokens.class.getName());
   private static final Pattern FORMAT = Pattern.compile("sgm_([0-9a-f]{16})_([A-Za-z0-9_-]{43})");
 
   /** How long a checked token is trusted before the storage is asked again (revocation lag). */
@@ -60,6 +59,7 @@ public final class AccessTokens {
   private final byte[] bootstrapHash;
   private final SecureRandom random = new SecureRandom();
   private final Map<String, Checked> recent = new ConcurrentHashMap<>();
+  private final FailedAttempts failures;
 
   private record Checked(TokenStore.Entry entry, long atNanos) {}
 
@@ -69,7 +69,22 @@ public final class AccessTokens {
     String bootstrap = bootstrapToken(config);
     this.bootstrapHash = bootstrap == null ? null : sha256(bootstrap);
     this.enabled = config.getBoolean("auth.enabled", false) || bootstrap != null;
+    int limit = config.getInt(FAILURE_LIMIT, 20);
+    if (limit < 1) {
+      throw PluginLoader.startupError(FAILURE_LIMIT + ": must be 1 or more, not " + limit);
+    }
+    this.failures =
+        new FailedAttempts(
+            limit,
+            ChangeFeed.parseDuration(FAILURE_WINDOW, config.get(FAILURE_WINDOW, "60s")),
+            System::nanoTime);
   }
+
+  /** How many failed authentications one client address may make within one window. */
+  static final String FAILURE_LIMIT = "auth.failure-limit";
+
+  /** The window of {@link #FAILURE_LIMIT}; an address over the limit is refused until it ends. */
+  static final String FAILURE_WINDOW = "auth.failure-window";
 
   private static String bootstrapToken(Config config) {
     Optional<String> file = config.get("auth.token-file");
@@ -123,12 +138,14 @@ public final class AccessTokens {
   /**
    * The caller a request's {@code Authorization} header names: the owner when authentication is
    * off, else the token's principal with its grants; {@code unauthenticated} when the header is
-   * missing, malformed, or names no live token.
+   * missing, malformed, or names no live token; {@code unavailable} while {@code clientAddress} is
+   * refused after too many failures.
    */
-  public Caller authenticate(String origin, String authorization) {
+  public Caller authenticate(String origin, String authorization, String clientAddress) {
     if (!enabled) {
       return Caller.anonymous(origin);
     }
+    failures.check(clientAddress);
     if (authorization == null || authorization.isBlank()) {
       throw unauthenticated("this server needs a token: Authorization: Bearer <token>");
     }
@@ -142,7 +159,7 @@ public final class AccessTokens {
     }
     Matcher matcher = FORMAT.matcher(token);
     if (!matcher.matches()) {
-      failed(origin);
+      failures.failed(clientAddress, origin);
       throw unauthenticated("the token is not valid (malformed, unknown, revoked or expired)");
     }
     TokenStore.Entry entry = entry(matcher.group(1));
@@ -153,7 +170,7 @@ public final class AccessTokens {
         || !matches
         || entry.revokedAt() != null
         || (entry.expiresAt() != null && !now.isBefore(entry.expiresAt()))) {
-      failed(origin);
+      failures.failed(clientAddress, origin);
       throw unauthenticated("the token is not valid (malformed, unknown, revoked or expired)");
     }
     return Caller.authenticated(entry.principal(), origin, grantsOf(entry.grants()));
@@ -172,10 +189,6 @@ public final class AccessTokens {
       recent.remove(id);
     }
     return entry;
-  }
-
-  private static void failed(String origin) {
-    LOG.log(System.Logger.Level.WARNING, "a request over {0} presented an invalid token", origin);
   }
 
   /** A new token, created and kept; its text is returned once and never again. */

@@ -841,8 +841,8 @@ final class Engine implements SgmService {
   }
 
   @Override
-  public Caller authenticate(String origin, String authorization) {
-    return tokens.authenticate(origin, authorization);
+  public Caller authenticate(String origin, String authorization, String clientAddress) {
+    return tokens.authenticate(origin, authorization, clientAddress);
   }
 
   @Override

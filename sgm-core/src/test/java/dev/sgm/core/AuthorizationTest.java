@@ -216,7 +216,8 @@ class AuthorizationTest {
               Sensitivity.SECRET,
               Duration.ofDays(30));
       assertTrue(created.token().startsWith("sgm_"));
-      Caller caller = secured.service().authenticate("http", "Bearer " + created.token());
+      Caller caller =
+          secured.service().authenticate("http", "Bearer " + created.token(), "203.0.113.7");
       assertEquals("ci", caller.principal().orElseThrow());
       assertTrue(
           caller.grants().canWrite(dev.sgm.api.Scope.of("project", "alpha", "session", "s")));
@@ -237,7 +238,9 @@ class AuthorizationTest {
           }) {
         SgmException e =
             assertThrows(
-                SgmException.class, () -> secured.service().authenticate("http", bad), bad);
+                SgmException.class,
+                () -> secured.service().authenticate("http", bad, "203.0.113.7"),
+                bad);
         assertEquals(ErrorCode.UNAUTHENTICATED, e.code());
       }
       tokens.revoke(created.id());
@@ -245,9 +248,71 @@ class AuthorizationTest {
           ErrorCode.UNAUTHENTICATED,
           assertThrows(
                   SgmException.class,
-                  () -> secured.service().authenticate("http", "Bearer " + created.token()))
+                  () ->
+                      secured
+                          .service()
+                          .authenticate("http", "Bearer " + created.token(), "203.0.113.7"))
               .code());
     }
+  }
+
+  @Test
+  void anAddressThatKeepsFailingIsRefusedForAWhileAndOthersAreNot() {
+    try (SgmRuntime secured =
+        TestRuntimes.open("auth.enabled", "true", "auth.failure-limit", "5")) {
+      AccessTokens.Created created =
+          secured
+              .tokens()
+              .create(
+                  "ci",
+                  List.of(Grants.Grant.parse("project=alpha:read")),
+                  Set.of(),
+                  Sensitivity.SECRET,
+                  Duration.ofDays(1));
+      String good = "Bearer " + created.token();
+      String wrong = "Bearer " + otherLastCharacter(created.token());
+      SgmService service = secured.service();
+      for (int i = 0; i < 5; i++) {
+        assertEquals(
+            ErrorCode.UNAUTHENTICATED,
+            assertThrows(SgmException.class, () -> service.authenticate("http", wrong, "192.0.2.1"))
+                .code());
+      }
+      // Over the limit: refused before the token is looked at, even a good one, with a delay.
+      SgmException refused =
+          assertThrows(SgmException.class, () -> service.authenticate("http", good, "192.0.2.1"));
+      assertEquals(ErrorCode.UNAVAILABLE, refused.code());
+      assertEquals(429, refused.httpStatus());
+      long seconds = Long.parseLong(refused.retryAfterSeconds().orElseThrow());
+      assertTrue(seconds >= 1 && seconds <= 60, "retry after " + seconds);
+      assertEquals("authorization", refused.details().get(0).field());
+      // Another address is not held back by the first one's failures.
+      assertEquals("ci", service.authenticate("http", good, "192.0.2.2").principal().orElseThrow());
+    }
+  }
+
+  @Test
+  void failedAttemptsEndWithTheirWindow() {
+    long[] now = {0};
+    FailedAttempts attempts = new FailedAttempts(3, Duration.ofSeconds(10), () -> now[0]);
+    for (int i = 0; i < 3; i++) {
+      attempts.check("192.0.2.9");
+      attempts.failed("192.0.2.9", "http");
+    }
+    SgmException e = assertThrows(SgmException.class, () -> attempts.check("192.0.2.9"));
+    assertEquals("10", e.retryAfterSeconds().orElseThrow());
+    now[0] = Duration.ofSeconds(4).toNanos();
+    assertEquals(
+        "6",
+        assertThrows(SgmException.class, () -> attempts.check("192.0.2.9"))
+            .retryAfterSeconds()
+            .orElseThrow());
+    now[0] = Duration.ofSeconds(10).toNanos();
+    attempts.check("192.0.2.9");
+    // A new window counts from zero: two more failures are not yet enough.
+    attempts.failed("192.0.2.9", "http");
+    attempts.failed("192.0.2.9", "http");
+    attempts.check("192.0.2.9");
   }
 
   /** The token with its last character changed (to one it is not). */

@@ -10,6 +10,7 @@ import dev.sgm.api.SgmException;
 import dev.sgm.api.SgmService;
 import io.grpc.Context;
 import io.grpc.Contexts;
+import io.grpc.Grpc;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
@@ -33,17 +34,27 @@ final class Calls {
    */
   private static final Context.Key<String> AUTHORIZATION = Context.key("sgm-authorization");
 
+  /** The address the call came from, which {@link #INTERCEPTOR} puts in the context. */
+  private static final Context.Key<String> REMOTE_ADDRESS = Context.key("sgm-remote-address");
+
   private static final Metadata.Key<String> AUTHORIZATION_HEADER =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
-  /** Carries each call's {@code authorization} metadata to the handler that authenticates it. */
+  /**
+   * Carries each call's {@code authorization} metadata and remote address to the handler that
+   * authenticates it.
+   */
   static final ServerInterceptor INTERCEPTOR =
       new ServerInterceptor() {
         @Override
         public <Q, R> ServerCall.Listener<Q> interceptCall(
             ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
           Context context =
-              Context.current().withValue(AUTHORIZATION, headers.get(AUTHORIZATION_HEADER));
+              Context.current()
+                  .withValue(AUTHORIZATION, headers.get(AUTHORIZATION_HEADER))
+                  .withValue(
+                      REMOTE_ADDRESS,
+                      address(call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR)));
           return Contexts.interceptCall(context, call, headers, next);
         }
       };
@@ -102,14 +113,19 @@ final class Calls {
     return OperationResponse.newBuilder().setJson(Json.write(result)).build();
   }
 
-  /** The {@code authorization} metadata of the call in progress, or null. */
-  static String authorization() {
-    return AUTHORIZATION.get();
+  /** The caller of the call in progress, as its token names it (the owner while auth is off). */
+  static Caller caller(SgmService service) {
+    return service.authenticate(ORIGIN, AUTHORIZATION.get(), REMOTE_ADDRESS.get());
   }
 
-  /** The caller this call's token names (the owner while authentication is off). */
   private Caller caller() {
-    return service.authenticate(ORIGIN, AUTHORIZATION.get());
+    return caller(service);
+  }
+
+  private static String address(java.net.SocketAddress remote) {
+    return remote instanceof java.net.InetSocketAddress inet && inet.getAddress() != null
+        ? inet.getAddress().getHostAddress()
+        : null;
   }
 
   /** Sends what {@code call} answers, or its failure as a status without server internals. */

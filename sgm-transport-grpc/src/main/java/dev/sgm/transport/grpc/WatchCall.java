@@ -24,7 +24,6 @@ import java.util.concurrent.ExecutorService;
  */
 final class WatchCall {
   private static final System.Logger LOG = System.getLogger(WatchCall.class.getName());
-  private static final Caller CALLER = Caller.anonymous("grpc");
 
   private final SgmService service;
   private final ExecutorService executor;
@@ -54,7 +53,7 @@ final class WatchCall {
     ServerCallStreamObserver<WatchEvent> call = (ServerCallStreamObserver<WatchEvent>) observer;
     ChangeStream stream;
     try {
-      Caller caller = service.authenticate(CALLER.origin(), Calls.authorization());
+      Caller caller = Calls.caller(service);
       stream = service.watch(caller, ChangesRequest.fromJson(ProtoJson.toJson(request)));
     } catch (SgmException e) {
       observer.onError(GrpcErrors.toStatus(e));

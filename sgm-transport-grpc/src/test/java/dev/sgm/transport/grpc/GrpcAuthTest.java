@@ -2,6 +2,7 @@ package dev.sgm.transport.grpc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.ErrorCode;
@@ -62,6 +63,25 @@ class GrpcAuthTest {
                     bob.call(
                         "read", Json.parse("{\"scope\":{\"project\":\"beta\"},\"id\":\"n\"}")));
         assertEquals(ErrorCode.FORBIDDEN, other.code());
+      }
+    }
+  }
+
+  @Test
+  void anAddressThatKeepsPresentingBadTokensIsToldToComeBackLater() throws Exception {
+    try (GrpcServers.Running server =
+        GrpcServers.start("auth.enabled", "true", "auth.failure-limit", "3")) {
+      String target = server.transport().endpoints().get(0);
+      try (SgmGrpcClient wrong = new SgmGrpcClient(target, Duration.ofSeconds(10), "sgm_x")) {
+        for (int i = 0; i < 3; i++) {
+          assertEquals(
+              ErrorCode.UNAUTHENTICATED,
+              assertThrows(SgmException.class, () -> wrong.call("whoami", Json.object())).code());
+        }
+        SgmException throttled =
+            assertThrows(SgmException.class, () -> wrong.call("whoami", Json.object()));
+        assertEquals(ErrorCode.UNAVAILABLE, throttled.code(), throttled.getMessage());
+        assertTrue(throttled.getMessage().contains("too many failed"), throttled.getMessage());
       }
     }
   }

@@ -106,7 +106,9 @@ final class SgmHandler extends Handler.Abstract {
       if (path.equals("/v1/watch") && method.equals("GET")) {
         Caller caller =
             service.authenticate(
-                CALLER.origin(), request.getHeaders().get(HttpHeader.AUTHORIZATION));
+                CALLER.origin(),
+                request.getHeaders().get(HttpHeader.AUTHORIZATION),
+                Request.getRemoteAddr(request));
         ChangeStream stream = service.watch(caller, watchRequest(request));
         watches.stream(stream, response, callback);
         return true;
@@ -115,8 +117,10 @@ final class SgmHandler extends Handler.Abstract {
     } catch (HttpProblem e) {
       reply = Reply.error(e.status, e.error);
     } catch (SgmException e) {
-      reply = Reply.error(e.code().httpStatus(), e);
+      reply = Reply.error(e.httpStatus(), e);
       challenge = e.code() == ErrorCode.UNAUTHENTICATED;
+      e.retryAfterSeconds()
+          .ifPresent(seconds -> response.getHeaders().put(HttpHeader.RETRY_AFTER, seconds));
     } catch (RuntimeException e) {
       LOG.log(System.Logger.Level.ERROR, "failed: " + method + " " + path, e);
       reply =
@@ -203,7 +207,10 @@ final class SgmHandler extends Handler.Abstract {
     }
     // Every route but liveness answers to the caller the request's token names.
     Caller caller =
-        service.authenticate(CALLER.origin(), request.getHeaders().get(HttpHeader.AUTHORIZATION));
+        service.authenticate(
+            CALLER.origin(),
+            request.getHeaders().get(HttpHeader.AUTHORIZATION),
+            Request.getRemoteAddr(request));
     if (path.startsWith("/v1/") && path.indexOf('/', 4) < 0 && !path.equals("/v1/discovery")) {
       requireMethod(method, "POST", path);
       String operation = path.substring(4);

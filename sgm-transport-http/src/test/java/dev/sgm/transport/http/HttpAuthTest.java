@@ -136,4 +136,23 @@ class HttpAuthTest {
       assertEquals(ErrorCode.FORBIDDEN, history.code());
     }
   }
+
+  @Test
+  void anAddressThatKeepsPresentingBadTokensGets429WithRetryAfter() throws Exception {
+    try (HttpServers.Running server =
+        HttpServers.start("auth.enabled", "true", "auth.failure-limit", "3")) {
+      String whoami = server.url() + "/v1/whoami";
+      for (int i = 0; i < 3; i++) {
+        assertEquals(401, post(whoami, "Bearer sgm_guess" + i, "{}").statusCode());
+      }
+      HttpResponse<String> throttled = post(whoami, "Bearer sgm_guess", "{}");
+      assertEquals(429, throttled.statusCode(), throttled.body());
+      long retryAfter = Long.parseLong(throttled.headers().firstValue("Retry-After").orElseThrow());
+      assertTrue(retryAfter >= 1 && retryAfter <= 60, "Retry-After " + retryAfter);
+      JsonNode error = Json.parse(throttled.body()).path("error");
+      assertEquals("unavailable", error.path("code").asText());
+      assertEquals("authorization", error.path("details").get(0).path("field").asText());
+      assertTrue(throttled.headers().firstValue("WWW-Authenticate").isEmpty());
+    }
+  }
 }

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.sgm.api.Grants;
 import dev.sgm.api.Json;
+import dev.sgm.api.Sensitivity;
 import dev.sgm.tck.RequestFuzzer;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -15,10 +17,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * 10,000 mutated requests against a real server on loopback, from fixed seeds: none may answer 5xx,
@@ -29,19 +33,43 @@ class HttpFuzzTest {
   private static final int REQUESTS = 10_000;
   private static final int WORKERS = 4;
 
-  @Test
-  void mutatedRequestsGetClearAnswersAndTheServerStaysUp() throws Exception {
-    try (HttpServers.Running server = HttpServers.start();
+  /**
+   * With authentication on, most requests carry a valid token (granting the fuzzed projects), some
+   * a mangled one; the limit on failed attempts is lifted so that the run keeps reaching the
+   * operations instead of being told to come back later.
+   */
+  @ParameterizedTest(name = "auth on: {0}")
+  @ValueSource(booleans = {false, true})
+  void mutatedRequestsGetClearAnswersAndTheServerStaysUp(boolean auth) throws Exception {
+    try (HttpServers.Running server =
+            auth
+                ? HttpServers.start("auth.enabled", "true", "auth.failure-limit", "1000000")
+                : HttpServers.start();
         HttpClient http =
             HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5))
                 .build();
         ExecutorService workers = Executors.newFixedThreadPool(WORKERS)) {
+      List<Grants.Grant> grants = new ArrayList<>();
+      for (int w = 0; w < WORKERS; w++) {
+        grants.add(Grants.Grant.parse("project=fuzz-" + (15_000 + w) + ":read_write"));
+      }
+      String authorization =
+          auth
+              ? "Bearer "
+                  + server
+                      .runtime()
+                      .tokens()
+                      .create("fuzzer", grants, Set.of("*"), Sensitivity.SECRET, null)
+                      .token()
+              : null;
       List<Future<List<String>>> results = new ArrayList<>();
       for (int w = 0; w < WORKERS; w++) {
         long seed = 15_000 + w;
-        results.add(workers.submit(() -> fuzz(http, server.url(), seed, REQUESTS / WORKERS)));
+        results.add(
+            workers.submit(
+                () -> fuzz(http, server.url(), authorization, seed, REQUESTS / WORKERS)));
       }
       List<String> failures = new ArrayList<>();
       for (Future<List<String>> result : results) {
@@ -50,17 +78,20 @@ class HttpFuzzTest {
       assertTrue(
           failures.isEmpty(),
           failures.size() + " bad answers, e.g. " + failures.stream().limit(5).toList());
+      HttpRequest.Builder discovery =
+          HttpRequest.newBuilder(URI.create(server.url() + "/v1/discovery"));
+      if (authorization != null) {
+        discovery.header("Authorization", authorization);
+      }
       HttpResponse<String> after =
-          http.send(
-              HttpRequest.newBuilder(URI.create(server.url() + "/v1/discovery")).build(),
-              HttpResponse.BodyHandlers.ofString());
+          http.send(discovery.build(), HttpResponse.BodyHandlers.ofString());
       assertEquals(200, after.statusCode());
       assertEquals("0.1.0", Json.parse(after.body()).path("protocol_version").asText());
     }
   }
 
-  private static List<String> fuzz(HttpClient http, String base, long seed, int count)
-      throws Exception {
+  private static List<String> fuzz(
+      HttpClient http, String base, String authorization, long seed, int count) throws Exception {
     RequestFuzzer fuzzer = new RequestFuzzer(seed, "fuzz-" + seed);
     List<String> failures = new ArrayList<>();
     for (int i = 0; i < count; i++) {
@@ -77,7 +108,18 @@ class HttpFuzzTest {
                 .header("SGM-Protocol-Version", "9.0.0")
                 .header("Content-Type", "application/json");
         case 4 -> builder.header("Authorization", "Bearer " + "x".repeat(fuzzer.nextInt(300)));
-        default -> builder.header("Content-Type", "application/json");
+        case 5 -> {
+          if (authorization != null) {
+            builder.header("Authorization", authorization.substring(0, fuzzer.nextInt(60)));
+          }
+          builder.header("Content-Type", "application/json");
+        }
+        default -> {
+          if (authorization != null) {
+            builder.header("Authorization", authorization);
+          }
+          builder.header("Content-Type", "application/json");
+        }
       }
       builder.POST(HttpRequest.BodyPublishers.ofByteArray(request.bytes()));
       HttpRequest sent = builder.build();

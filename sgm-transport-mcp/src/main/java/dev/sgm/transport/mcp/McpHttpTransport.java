@@ -301,15 +301,21 @@ public final class McpHttpTransport implements Transport {
         throws Exception {
       Caller caller;
       try {
-        caller = service.authenticate(ORIGIN, request.getHeaders().get(HttpHeader.AUTHORIZATION));
+        caller =
+            service.authenticate(
+                ORIGIN,
+                request.getHeaders().get(HttpHeader.AUTHORIZATION),
+                Request.getRemoteAddr(request));
       } catch (SgmException e) {
         if (e.code() == dev.sgm.api.ErrorCode.UNAUTHENTICATED) {
           response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"sgm\"");
         }
+        e.retryAfterSeconds()
+            .ifPresent(seconds -> response.getHeaders().put(HttpHeader.RETRY_AFTER, seconds));
         return reply(
             response,
             callback,
-            e.code().httpStatus(),
+            e.httpStatus(),
             null,
             McpServer.error(null, -32001, e.getMessage()));
       }
