@@ -7,16 +7,21 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.Any;
 import com.google.protobuf.Message;
 import com.google.rpc.ErrorInfo;
+import dev.sgm.api.Grants;
 import dev.sgm.api.Json;
+import dev.sgm.api.Sensitivity;
 import dev.sgm.tck.RequestFuzzer;
 import io.grpc.CallOptions;
+import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.ClientCalls;
+import io.grpc.stub.MetadataUtils;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,7 +33,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * 10,000 mutated calls, as raw bytes, against a real server on loopback, from fixed seeds: bytes
@@ -60,10 +66,31 @@ class GrpcFuzzTest {
         }
       };
 
-  @Test
-  void mutatedCallsGetInvalidArgumentWithDetailsAndTheServerStaysUp() throws Exception {
-    try (GrpcServers.Running server = GrpcServers.start();
+  /**
+   * With authentication on, most calls carry a valid token (granting the fuzzed projects), some a
+   * mangled one; the limit on failed attempts is lifted so that the run keeps reaching the
+   * operations.
+   */
+  @ParameterizedTest(name = "auth on: {0}")
+  @ValueSource(booleans = {false, true})
+  void mutatedCallsGetInvalidArgumentWithDetailsAndTheServerStaysUp(boolean auth) throws Exception {
+    try (GrpcServers.Running server =
+            auth
+                ? GrpcServers.start("auth.enabled", "true", "auth.failure-limit", "1000000")
+                : GrpcServers.start();
         ExecutorService workers = Executors.newFixedThreadPool(WORKERS)) {
+      List<Grants.Grant> grants = new ArrayList<>();
+      for (int w = 0; w < WORKERS; w++) {
+        grants.add(Grants.Grant.parse("project=fuzz-" + (25_000 + w) + ":read_write"));
+      }
+      String token =
+          auth
+              ? server
+                  .runtime()
+                  .tokens()
+                  .create("fuzzer", grants, Set.of("*"), Sensitivity.SECRET, null)
+                  .token()
+              : null;
       ManagedChannel channel =
           NettyChannelBuilder.forTarget("127.0.0.1:" + server.transport().port())
               .usePlaintext()
@@ -73,7 +100,7 @@ class GrpcFuzzTest {
         List<Future<List<String>>> results = new ArrayList<>();
         for (int w = 0; w < WORKERS; w++) {
           long seed = 25_000 + w;
-          results.add(workers.submit(() -> fuzz(channel, seed, CALLS / WORKERS)));
+          results.add(workers.submit(() -> fuzz(channel, token, seed, CALLS / WORKERS)));
         }
         List<String> failures = new ArrayList<>();
         for (Future<List<String>> result : results) {
@@ -82,15 +109,19 @@ class GrpcFuzzTest {
         assertTrue(
             failures.isEmpty(),
             failures.size() + " bad answers, e.g. " + failures.stream().limit(5).toList());
-        JsonNode discovery = server.client().call("discover", Json.object());
-        assertEquals("0.1.0", discovery.path("protocol_version").asText());
+        try (SgmGrpcClient client =
+            new SgmGrpcClient(
+                server.transport().endpoints().get(0), java.time.Duration.ofSeconds(10), token)) {
+          JsonNode discovery = client.call("discover", Json.object());
+          assertEquals("0.1.0", discovery.path("protocol_version").asText());
+        }
       } finally {
         channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
       }
     }
   }
 
-  private static List<String> fuzz(ManagedChannel channel, long seed, int count) {
+  private static List<String> fuzz(ManagedChannel channel, String token, long seed, int count) {
     RequestFuzzer fuzzer = new RequestFuzzer(seed, "fuzz-" + seed);
     MethodDescriptor<?, ?> invoke = MemoryGrpc.getInvokeMethod();
     List<String> failures = new ArrayList<>();
@@ -106,9 +137,21 @@ class GrpcFuzzTest {
       }
       MethodDescriptor<byte[], byte[]> raw = method.toBuilder(BYTES, BYTES).build();
       String problem = null;
+      io.grpc.Channel target = channel;
+      if (token != null) {
+        Metadata headers = new Metadata();
+        String sent = "Bearer " + token;
+        if (fuzzer.nextInt(10) == 0) {
+          sent = sent.substring(0, fuzzer.nextInt(sent.length()));
+        }
+        headers.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), sent);
+        target =
+            ClientInterceptors.intercept(
+                channel, MetadataUtils.newAttachHeadersInterceptor(headers));
+      }
       try {
         ClientCalls.blockingUnaryCall(
-            channel, raw, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), bytes);
+            target, raw, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), bytes);
       } catch (StatusRuntimeException e) {
         problem = problem(e);
       }

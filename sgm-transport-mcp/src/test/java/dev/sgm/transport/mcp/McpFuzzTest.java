@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.Grants;
 import dev.sgm.api.Json;
+import dev.sgm.api.Sensitivity;
 import dev.sgm.api.SgmClient;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;
@@ -24,10 +26,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Mutated JSON-RPC messages from fixed seeds, over Streamable HTTP (10,000, against a real server
@@ -52,9 +57,17 @@ class McpFuzzTest {
     "nothing/here"
   };
 
-  @Test
-  void mutatedMessagesOverHttpGetClearAnswersAndTheServerStaysUp() throws Exception {
-    try (McpServers.Running server = McpServers.start();
+  /**
+   * With authentication on, most messages carry a valid token (granting the fuzzed projects), some
+   * a mangled one; the limit on failed attempts is lifted so that the run keeps reaching the tools.
+   */
+  @ParameterizedTest(name = "auth on: {0}")
+  @ValueSource(booleans = {false, true})
+  void mutatedMessagesOverHttpGetClearAnswersAndTheServerStaysUp(boolean auth) throws Exception {
+    try (McpServers.Running server =
+            auth
+                ? McpServers.start("auth.enabled", "true", "auth.failure-limit", "1000000")
+                : McpServers.start();
         HttpClient http =
             HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
@@ -62,10 +75,24 @@ class McpFuzzTest {
                 .build();
         ExecutorService workers = Executors.newFixedThreadPool(WORKERS)) {
       String endpoint = server.endpoint() + "?project=fuzz&agent=fuzzer";
+      List<Grants.Grant> grants =
+          new ArrayList<>(List.of(Grants.Grant.parse("project=fuzz:read_write")));
+      for (int w = 0; w < WORKERS; w++) {
+        grants.add(Grants.Grant.parse("project=fuzz-" + (35_000 + w) + ":read_write"));
+      }
+      String token =
+          auth
+              ? server
+                  .runtime()
+                  .tokens()
+                  .create("fuzzer", grants, Set.of("*"), Sensitivity.SECRET, null)
+                  .token()
+              : null;
       List<Future<List<String>>> results = new ArrayList<>();
       for (int w = 0; w < WORKERS; w++) {
         long seed = 35_000 + w;
-        results.add(workers.submit(() -> overHttp(http, endpoint, seed, MESSAGES / WORKERS)));
+        results.add(
+            workers.submit(() -> overHttp(http, endpoint, token, seed, MESSAGES / WORKERS)));
       }
       List<String> failures = new ArrayList<>();
       for (Future<List<String>> result : results) {
@@ -74,7 +101,11 @@ class McpFuzzTest {
       assertTrue(
           failures.isEmpty(),
           failures.size() + " bad answers, e.g. " + failures.stream().limit(5).toList());
-      JsonNode tools = new McpClient(server.endpoint()).rpc("tools/list", Json.object());
+      JsonNode tools =
+          (token == null
+                  ? new McpClient(server.endpoint())
+                  : new McpClient(server.endpoint(), token))
+              .rpc("tools/list", Json.object());
       assertTrue(tools.path("tools").size() > 5, tools.toString());
     }
   }
@@ -209,11 +240,12 @@ class McpFuzzTest {
         && !json.has("error");
   }
 
-  private static List<String> overHttp(HttpClient http, String endpoint, long seed, int count)
-      throws Exception {
+  private static List<String> overHttp(
+      HttpClient http, String endpoint, String token, long seed, int count) throws Exception {
+    String authorization = token == null ? null : "Bearer " + token;
     HttpResponse<String> init =
         http.send(
-            post(endpoint, null)
+            post(endpoint, null, authorization)
                 .POST(
                     HttpRequest.BodyPublishers.ofString(
                         "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}"))
@@ -225,7 +257,12 @@ class McpFuzzTest {
     for (int i = 0; i < count; i++) {
       byte[] body = message(fuzzer, i);
       HttpRequest request =
-          post(endpoint, fuzzer.nextInt(50) == 0 ? "nope" : session)
+          post(
+                  endpoint,
+                  fuzzer.nextInt(50) == 0 ? "nope" : session,
+                  authorization != null && fuzzer.nextInt(10) == 0
+                      ? authorization.substring(0, fuzzer.nextInt(authorization.length()))
+                      : authorization)
               .POST(HttpRequest.BodyPublishers.ofByteArray(body))
               .build();
       String problem;
@@ -253,7 +290,7 @@ class McpFuzzTest {
     return failures;
   }
 
-  private static HttpRequest.Builder post(String endpoint, String session) {
+  private static HttpRequest.Builder post(String endpoint, String session, String authorization) {
     HttpRequest.Builder builder =
         HttpRequest.newBuilder(URI.create(endpoint))
             .timeout(Duration.ofSeconds(30))
@@ -261,6 +298,9 @@ class McpFuzzTest {
             .header("Accept", "application/json, text/event-stream");
     if (session != null) {
       builder.header("Mcp-Session-Id", session);
+    }
+    if (authorization != null && !authorization.isBlank()) {
+      builder.header("Authorization", authorization);
     }
     return builder;
   }
