@@ -17,4 +17,12 @@ public interface SgmClient {
    * @throws SgmException carrying the error object the implementation answered with
    */
   JsonNode call(String operation, JsonNode request);
+
+  /**
+   * A live watch of the change feed where this client offers one (the engine in this process);
+   * empty otherwise, and {@link FollowedChanges#watch} then follows {@code changes} instead.
+   */
+  default java.util.Optional<ChangeStream> watch(ChangesRequest request) {
+    return java.util.Optional.empty();
+  }
 }

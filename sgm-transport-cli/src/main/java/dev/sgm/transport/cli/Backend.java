@@ -25,11 +25,6 @@ interface Backend extends SgmClient, AutoCloseable {
   @Override
   void close();
 
-  /** A live watch where this backend offers one (the embedded store); else empty. */
-  default Optional<ChangeStream> watch(ChangesRequest request) {
-    return Optional.empty();
-  }
-
   /** The operations this backend offers, as its discovery describes them. */
   default List<OperationDescriptor> describeOperations() {
     return OperationDescriptor.listedIn(call(CoreOperations.DISCOVER, Json.object()));

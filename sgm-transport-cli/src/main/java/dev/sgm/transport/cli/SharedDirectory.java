@@ -431,7 +431,8 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
    * A live watch when this process holds the store; empty when another process does, and the caller
    * follows {@code changes} instead.
    */
-  Optional<dev.sgm.api.ChangeStream> watch(dev.sgm.api.ChangesRequest request) {
+  @Override
+  public Optional<dev.sgm.api.ChangeStream> watch(dev.sgm.api.ChangesRequest request) {
     return state instanceof Holding holding
         ? Optional.of(holding.runtime().service().watch(Caller.anonymous(origin), request))
         : Optional.empty();

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.ChangeEvent;
 import dev.sgm.api.ChangeStream;
 import dev.sgm.api.ChangesRequest;
+import dev.sgm.api.FollowedChanges;
 import dev.sgm.api.Json;
 import dev.sgm.api.Timestamps;
 import java.io.PrintWriter;
@@ -13,7 +14,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -31,9 +31,6 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = "Print what changes in a scope as it commits (Ctrl-C stops).")
 final class Watch implements Callable<Integer> {
-  /** How long a remote watch waits between two empty answers. */
-  private static final Duration REMOTE_POLL = Duration.ofMillis(250);
-
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
   @Mixin Sgm.Connection connection;
 
@@ -79,38 +76,14 @@ final class Watch implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     boolean lines = json || System.console() == null;
     int printed = 0;
-    try (Backend backend = connection.open()) {
-      Optional<ChangeStream> live = backend.watch(changes);
-      if (live.isPresent()) {
-        try (ChangeStream stream = live.get()) {
-          while (count == null || printed < count) {
-            for (ChangeEvent event : stream.poll(Duration.ofSeconds(1)).events()) {
-              print(out, event.toJson(), lines);
-              if (count != null && ++printed >= count) {
-                break;
-              }
-            }
-          }
-        }
-        return ExitCodes.OK;
-      }
-      String cursor =
-          changes.since() != null
-              ? changes.since()
-              : backend.call("changes", request).path("next").asText();
+    try (Backend backend = connection.open();
+        ChangeStream stream = FollowedChanges.watch(backend, changes)) {
       while (count == null || printed < count) {
-        ObjectNode page = request.deepCopy();
-        page.put("since", cursor);
-        JsonNode result = backend.call("changes", page);
-        for (JsonNode event : result.path("events")) {
-          print(out, event, lines);
+        for (ChangeEvent event : stream.poll(Duration.ofSeconds(1)).events()) {
+          print(out, event.toJson(), lines);
           if (count != null && ++printed >= count) {
             break;
           }
-        }
-        cursor = result.path("next").asText();
-        if (result.path("events").isEmpty()) {
-          Thread.sleep(REMOTE_POLL.toMillis());
         }
       }
     }

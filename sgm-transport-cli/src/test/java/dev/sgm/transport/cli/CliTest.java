@@ -97,6 +97,20 @@ class CliTest {
   }
 
   @Test
+  void watchPrintsWhatCommittedAfterItsCursorInOrder() {
+    Run changes = sgm("call", "changes", "{\"scope\":{\"project\":\"cli\"}}");
+    assertEquals(0, changes.code(), changes.err());
+    String cursor = changes.json().path("next").asText();
+    sgm("store", NOTE);
+    sgm("store", NOTE.replace("n1", "n2"));
+    Run watched =
+        sgm("watch", "--scope", "project=cli", "--since", cursor, "--count", "2", "--json");
+    assertEquals(0, watched.code(), watched.err());
+    List<String> ids = watched.out().lines().map(l -> Json.parse(l).path("id").asText()).toList();
+    assertEquals(List.of("n1", "n2"), ids, watched.out());
+  }
+
+  @Test
   void badInputGivesTheDocumentedExitCodeAndOneLine() {
     assertOneLineError(sgm("store", "{\"id\": "), 2, "sgm: invalid_request: record");
     assertOneLineError(

@@ -126,6 +126,9 @@ final class SgmHandler extends Handler.Abstract {
       reply =
           Reply.error(500, new SgmException(ErrorCode.INTERNAL, "the server failed; see its log"));
     }
+    if (reply.status() >= 400) {
+      discardUnread(request);
+    }
     response.setStatus(reply.status());
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, reply.contentType());
     response.getHeaders().put("SGM-Protocol-Version", ProtocolVersion.CURRENT.toString());
@@ -316,7 +319,30 @@ final class SgmHandler extends Handler.Abstract {
     return (ObjectNode) json;
   }
 
+  /**
+   * Reads and drops the body of a request refused before its body was read (a bad token, a wrong
+   * method or content type). Left unread, Jetty closes the kept-alive connection after the answer
+   * without saying so, and a client that sends its next request on it gets no answer at all.
+   */
+  private static void discardUnread(Request request) {
+    boolean hasBody =
+        request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
+    if (hasBody
+        && request.getAttribute(BODY_READ) == null
+        && !request.getHeaders().contains(HttpHeader.EXPECT, "100-continue")) {
+      try (InputStream in = Content.Source.asInputStream(request)) {
+        discard(in);
+      } catch (IOException e) {
+        // The client went away; there is nobody left to answer.
+      }
+    }
+  }
+
+  /** The request attribute that marks a body as read to its end (or refused and discarded). */
+  private static final String BODY_READ = SgmHandler.class.getName() + ".bodyRead";
+
   private byte[] readBody(Request request) {
+    request.setAttribute(BODY_READ, Boolean.TRUE);
     long limit = settings.maxBodyBytes();
     long declared = request.getLength();
     try (InputStream in = Content.Source.asInputStream(request)) {

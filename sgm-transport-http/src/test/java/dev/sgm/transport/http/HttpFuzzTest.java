@@ -146,21 +146,9 @@ class HttpFuzzTest {
     return failures;
   }
 
-  /**
-   * Sends {@code request}, once more on a new connection if the server had closed the pooled one it
-   * went out on: HTTP/1.1 lets a server close an idle kept-alive connection, and a client then
-   * retries. A server that stopped answering fails the second attempt too.
-   */
   private static HttpResponse<String> send(HttpClient http, HttpRequest request)
       throws java.io.IOException, InterruptedException {
-    try {
-      return http.send(request, HttpResponse.BodyHandlers.ofString());
-    } catch (java.io.IOException e) {
-      try (HttpClient fresh =
-          HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
-        return fresh.send(request, HttpResponse.BodyHandlers.ofString());
-      }
-    }
+    return http.send(request, HttpResponse.BodyHandlers.ofString());
   }
 
   /** What is wrong with an answer, or null. */

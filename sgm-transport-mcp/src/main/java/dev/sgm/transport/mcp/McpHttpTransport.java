@@ -307,6 +307,22 @@ public final class McpHttpTransport implements Transport {
                 request.getHeaders().get(HttpHeader.AUTHORIZATION),
                 Request.getRemoteAddr(request));
       } catch (SgmException e) {
+        // Refused before the body is read: left unread, Jetty would close the kept-alive
+        // connection after the answer without saying so, and the client's next request on it
+        // would get no answer.
+        try (InputStream in = Content.Source.asInputStream(request)) {
+          byte[] buffer = new byte[16 * 1024];
+          long read = 0;
+          for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+            read += n;
+            if (read > 8 * 1024 * 1024) {
+              response.getHeaders().put(HttpHeader.CONNECTION, "close");
+              break;
+            }
+          }
+        } catch (java.io.IOException unread) {
+          response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        }
         if (e.code() == dev.sgm.api.ErrorCode.UNAUTHENTICATED) {
           response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"sgm\"");
         }

@@ -98,7 +98,14 @@ public final class McpServer {
         case "ping" -> result(id, Json.object());
         case "tools/list" -> result(id, tools.list());
         case "tools/call" -> result(id, callTool(params, defaults));
-        case "resources/list" -> result(id, listResources(params, defaults));
+        case "resources/list" -> {
+          if (subscribed != null && defaults.scope() != null) {
+            subscribed.followList(
+                dev.sgm.api.Scope.fromJson(
+                    defaults.scope(), "scope", dev.sgm.api.ErrorCode.INVALID_REQUEST));
+          }
+          yield result(id, listResources(params, defaults));
+        }
         case "resources/read" -> result(id, readResource(params));
         case "resources/templates/list" -> result(id, templates());
         case "resources/subscribe", "resources/unsubscribe" -> {
@@ -130,7 +137,10 @@ public final class McpServer {
     result.put("protocolVersion", VERSIONS.contains(asked) ? asked : VERSIONS.get(0));
     ObjectNode capabilities = result.putObject("capabilities");
     capabilities.putObject("tools").put("listChanged", false);
-    capabilities.putObject("resources").put("subscribe", subscriptions).put("listChanged", false);
+    capabilities
+        .putObject("resources")
+        .put("subscribe", subscriptions)
+        .put("listChanged", subscriptions);
     ObjectNode info = result.putObject("serverInfo");
     info.put("name", "sgm-java");
     info.put("version", version);

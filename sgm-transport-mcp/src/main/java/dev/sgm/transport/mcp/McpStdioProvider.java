@@ -1,6 +1,7 @@
 package dev.sgm.transport.mcp;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.FollowedChanges;
 import dev.sgm.api.OperationDescriptor;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.spi.StdioServerProvider;
@@ -9,7 +10,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.List;
 
-/** Provides MCP over stdio, for {@code sgm mcp}. */
+/** Provides MCP over stdio, for {@code sgm mcp}, with resource subscriptions. */
 public final class McpStdioProvider implements StdioServerProvider {
   @Override
   public String name() {
@@ -26,7 +27,16 @@ public final class McpStdioProvider implements StdioServerProvider {
       InputStream in,
       OutputStream out)
       throws IOException {
-    McpStdio.serve(
-        new McpServer(backend, operations, version), new McpDefaults(scope, agent), in, out);
+    // Subscriptions follow the backend's live watch where it has one (the engine in this process),
+    // else the change feed through its operations (a server, a directory another process holds).
+    try (McpSubscriptions subscriptions =
+        new McpSubscriptions(request -> FollowedChanges.watch(backend, request))) {
+      McpStdio.serve(
+          new McpServer(backend, operations, version, true),
+          new McpDefaults(scope, agent),
+          subscriptions,
+          in,
+          out);
+    }
   }
 }

@@ -15,6 +15,7 @@ import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -24,12 +25,18 @@ import java.util.function.Function;
  * becomes a pending {@code notifications/resources/updated} for the record's URI. Pending
  * notifications are kept as a set of URIs, so a session whose stream is slow or absent holds at
  * most one per record, never a growing queue.
+ *
+ * <p>Once the client has listed the resources of its default scope, a record created in or deleted
+ * from that scope also makes a pending {@code notifications/resources/list_changed}.
  */
 final class McpSubscriptions implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(McpSubscriptions.class.getName());
 
   /** The most records a session keeps notifications pending for. */
   private static final int MAX_PENDING = 10_000;
+
+  /** The pending entry that stands for {@code notifications/resources/list_changed}. */
+  private static final String LIST_CHANGED = "";
 
   private static final String RECORD = "sgm://record/";
   private static final String SCOPE = "sgm://scope/";
@@ -57,6 +64,35 @@ final class McpSubscriptions implements AutoCloseable {
     Thread.ofVirtual().name("sgm-mcp-subscription").start(() -> pump(uri, target, stream));
   }
 
+  /**
+   * Tells the client when the list of {@code scope}'s records changes (a record created, deleted or
+   * restored there); following it again changes nothing.
+   */
+  void followList(Scope scope) {
+    String key = "list " + scope.canonical();
+    if (closed || subscribed.containsKey(key)) {
+      return;
+    }
+    ChangeStream stream = watcher.apply(ChangesRequest.of(scope));
+    if (subscribed.putIfAbsent(key, stream) != null) {
+      stream.close();
+      return;
+    }
+    Thread.ofVirtual()
+        .name("sgm-mcp-list")
+        .start(
+            () ->
+                follow(
+                    key,
+                    stream,
+                    event -> {
+                      boolean created = event.kind().equals("stored") && event.version() == 1;
+                      if (created || !event.kind().equals("stored")) {
+                        notify(LIST_CHANGED);
+                      }
+                    }));
+  }
+
   /** Ends the subscription to {@code uri}, if there is one. */
   void unsubscribe(String uri) {
     target(uri);
@@ -66,24 +102,33 @@ final class McpSubscriptions implements AutoCloseable {
     }
   }
 
-  /** How many subscriptions are open. */
+  /** How many subscriptions (and followed lists) are open. */
   int open() {
     return subscribed.size();
   }
 
   private void pump(String uri, Target target, ChangeStream stream) {
-    try {
-      while (!closed && subscribed.get(uri) == stream) {
-        for (ChangeEvent event : stream.poll(Duration.ofSeconds(5)).events()) {
+    follow(
+        uri,
+        stream,
+        event -> {
           if (target.id() == null || target.id().equals(event.id())) {
             notify(McpServer.uri(event.scope().toJson(), event.id()));
           }
+        });
+  }
+
+  private void follow(String key, ChangeStream stream, Consumer<ChangeEvent> onEvent) {
+    try {
+      while (!closed && subscribed.get(key) == stream) {
+        for (ChangeEvent event : stream.poll(Duration.ofSeconds(5)).events()) {
+          onEvent.accept(event);
         }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
-      LOG.log(System.Logger.Level.WARNING, "the subscription to " + uri + " stopped", e);
+      LOG.log(System.Logger.Level.WARNING, "the subscription to " + key + " stopped", e);
     } finally {
       stream.close();
     }
@@ -119,8 +164,12 @@ final class McpSubscriptions implements AutoCloseable {
     }
     ObjectNode notification = Json.object();
     notification.put("jsonrpc", "2.0");
-    notification.put("method", "notifications/resources/updated");
-    notification.putObject("params").put("uri", uri);
+    if (uri.equals(LIST_CHANGED)) {
+      notification.put("method", "notifications/resources/list_changed");
+    } else {
+      notification.put("method", "notifications/resources/updated");
+      notification.putObject("params").put("uri", uri);
+    }
     return notification;
   }
 
