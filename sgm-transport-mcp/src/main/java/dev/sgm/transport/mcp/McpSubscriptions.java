@@ -87,7 +87,10 @@ final class McpSubscriptions implements AutoCloseable {
                     stream,
                     event -> {
                       boolean created = event.kind().equals("stored") && event.version() == 1;
-                      if (created || !event.kind().equals("stored")) {
+                      // A lapsed lease ("expired") changes a task, not the list.
+                      if (created
+                          || event.kind().equals("deleted")
+                          || event.kind().equals("restored")) {
                         notify(LIST_CHANGED);
                       }
                     }));
