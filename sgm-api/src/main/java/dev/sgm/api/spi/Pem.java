@@ -20,13 +20,60 @@ import java.util.Collection;
 /**
  * A TLS identity from PEM files, as operators have them: a certificate chain and an unencrypted
  * PKCS#8 private key ({@code BEGIN PRIVATE KEY}, RSA or EC), as an in-memory key store for servers
- * that want one.
+ * that want one; and, for clients, the certificates they trust beyond the system's.
  */
 public final class Pem {
   /** The password of the key stores made here; they never leave memory. */
   public static final char[] PASSWORD = "sgm".toCharArray();
 
+  /** The environment variable naming a PEM bundle of CA certificates that clients trust. */
+  public static final String CLIENT_CA_ENV = "SGM_TLS_CA";
+
+  /** The system property naming the same, which wins over the environment. */
+  public static final String CLIENT_CA_PROPERTY = "sgm.tls.ca";
+
   private Pem() {}
+
+  /**
+   * The PEM bundle that clients of {@code https://} and {@code grpcs://} servers trust instead of
+   * the system's certificate authorities (a team's own CA, a self-signed server), when {@value
+   * #CLIENT_CA_PROPERTY} or {@value #CLIENT_CA_ENV} names one.
+   */
+  public static java.util.Optional<Path> clientCa() {
+    String named = System.getProperty(CLIENT_CA_PROPERTY, System.getenv(CLIENT_CA_ENV));
+    return named == null || named.isBlank()
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(Path.of(named));
+  }
+
+  /**
+   * A TLS context that trusts the certificates of {@code bundle} alone; {@code invalid_request}
+   * naming the file when it holds none.
+   */
+  public static javax.net.ssl.SSLContext trusting(Path bundle) {
+    try (InputStream in = Files.newInputStream(bundle)) {
+      Collection<? extends Certificate> certificates =
+          CertificateFactory.getInstance("X.509").generateCertificates(in);
+      if (certificates.isEmpty()) {
+        throw bad(bundle, "holds no certificate");
+      }
+      KeyStore trust = KeyStore.getInstance("PKCS12");
+      trust.load(null, null);
+      int n = 0;
+      for (Certificate certificate : certificates) {
+        trust.setCertificateEntry("ca-" + n++, certificate);
+      }
+      javax.net.ssl.TrustManagerFactory factory =
+          javax.net.ssl.TrustManagerFactory.getInstance(
+              javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+      factory.init(trust);
+      javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+      context.init(null, factory.getTrustManagers(), null);
+      return context;
+    } catch (IOException | GeneralSecurityException e) {
+      throw bad(bundle, "is not a readable PEM certificate bundle");
+    }
+  }
 
   /**
    * A key store holding the key and chain under the alias {@code sgm}; {@code invalid_request}

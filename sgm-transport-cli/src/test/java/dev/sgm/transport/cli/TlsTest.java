@@ -1,6 +1,8 @@
 package dev.sgm.transport.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -114,7 +116,27 @@ class TlsTest {
       assertEquals(
           "sgm-java", Json.parse(mcp[1]).path("result").path("serverInfo").path("name").asText());
 
-      String grpc = endpoints.get("grpc").substring("grpc://".length());
+      // The transports' own clients, as --remote uses them, trust the CA that sgm.tls.ca names.
+      assertTrue(endpoints.get("grpc").startsWith("grpcs://"), endpoints.get("grpc"));
+      try (dev.sgm.api.spi.ClientProvider.Remote untrusting =
+          dev.sgm.api.spi.ClientProvider.connect(endpoints.get("grpc"), token)) {
+        assertThrows(
+            dev.sgm.api.SgmException.class, () -> untrusting.call("whoami", Json.object()));
+      }
+      System.setProperty(dev.sgm.api.spi.Pem.CLIENT_CA_PROPERTY, cert.toString());
+      try {
+        for (String url : List.of(endpoints.get("grpc"), http)) {
+          try (dev.sgm.api.spi.ClientProvider.Remote remote =
+              dev.sgm.api.spi.ClientProvider.connect(url, token)) {
+            assertEquals(
+                "tls", remote.call("whoami", Json.object()).path("principal").asText(), url);
+          }
+        }
+      } finally {
+        System.clearProperty(dev.sgm.api.spi.Pem.CLIENT_CA_PROPERTY);
+      }
+
+      String grpc = endpoints.get("grpc").substring("grpcs://".length());
       ManagedChannel channel =
           Grpc.newChannelBuilder(
                   grpc, TlsChannelCredentials.newBuilder().trustManager(cert.toFile()).build())

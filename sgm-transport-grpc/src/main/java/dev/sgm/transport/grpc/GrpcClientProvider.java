@@ -4,11 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.spi.ClientProvider;
 import java.util.List;
 
-/** Provides {@link SgmGrpcClient} for {@code grpc://host:port} URLs (plaintext). */
+/**
+ * Provides {@link SgmGrpcClient} for {@code grpc://host:port} (plaintext) and {@code
+ * grpcs://host:port} (TLS) URLs.
+ */
 public final class GrpcClientProvider implements ClientProvider {
   @Override
   public List<String> schemes() {
-    return List.of("grpc");
+    return List.of("grpc", "grpcs");
   }
 
   @Override

@@ -132,7 +132,7 @@ public final class GrpcTransport implements Transport {
   @Override
   public List<String> endpoints() {
     String host = settings.host().contains(":") ? "[" + settings.host() + "]" : settings.host();
-    return List.of("grpc://" + host + ":" + port());
+    return List.of((settings.tlsCert() != null ? "grpcs://" : "grpc://") + host + ":" + port());
   }
 
   /** The open watch streams, for tests that check they are freed. */

@@ -8,6 +8,7 @@ import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.StatusRuntimeException;
+import io.grpc.TlsChannelCredentials;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
 import java.time.Duration;
@@ -32,16 +33,33 @@ public final class SgmGrpcClient implements SgmClient, AutoCloseable {
     this(target, deadline, null);
   }
 
-  /** A client that sends {@code token} (when not null) as {@code authorization} metadata. */
+  /**
+   * A client that sends {@code token} (when not null) as {@code authorization} metadata. A {@code
+   * grpcs://} target is reached over TLS, trusting the system's certificate authorities or the
+   * bundle that {@link dev.sgm.api.spi.Pem#clientCa()} names; any other over plaintext.
+   */
   public SgmGrpcClient(String target, Duration deadline, String token) {
-    String address = target.startsWith("grpc://") ? target.substring("grpc://".length()) : target;
-    this.channel =
-        NettyChannelBuilder.forTarget(address)
-            .usePlaintext()
-            .maxInboundMessageSize(64 * 1024 * 1024)
-            .intercept(bearer(token))
-            .build();
+    boolean tls = target.startsWith("grpcs://");
+    String address = target.replaceFirst("^grpcs?://", "");
+    NettyChannelBuilder builder;
+    if (tls) {
+      TlsChannelCredentials.Builder credentials = TlsChannelCredentials.newBuilder();
+      dev.sgm.api.spi.Pem.clientCa().ifPresent(ca -> trust(credentials, ca));
+      builder = NettyChannelBuilder.forTarget(address, credentials.build());
+    } else {
+      builder = NettyChannelBuilder.forTarget(address).usePlaintext();
+    }
+    this.channel = builder.maxInboundMessageSize(64 * 1024 * 1024).intercept(bearer(token)).build();
     this.deadline = deadline;
+  }
+
+  private static void trust(TlsChannelCredentials.Builder credentials, java.nio.file.Path ca) {
+    try {
+      credentials.trustManager(ca.toFile());
+    } catch (java.io.IOException e) {
+      throw dev.sgm.api.SgmException.invalidRequest(
+          dev.sgm.api.spi.Pem.CLIENT_CA_ENV, ca + " is not a readable PEM certificate bundle");
+    }
   }
 
   /**

@@ -37,11 +37,15 @@ public final class SgmHttpClient implements SgmClient {
     this.token = token;
     this.base = URI.create(baseUrl.endsWith("/") ? baseUrl : baseUrl + "/");
     this.timeout = timeout;
-    this.http =
+    HttpClient.Builder builder =
         HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10))
-            .build();
+            .connectTimeout(Duration.ofSeconds(10));
+    if (base.getScheme().equals("https")) {
+      dev.sgm.api.spi.Pem.clientCa()
+          .ifPresent(ca -> builder.sslContext(dev.sgm.api.spi.Pem.trusting(ca)));
+    }
+    this.http = builder.build();
   }
 
   @Override
