@@ -473,6 +473,22 @@ public abstract class StorageTck {
   }
 
   @Test
+  @DisplayName("each change says what the write was: its type, version, writer and time")
+  @Requirement(rule = "storage: change log", level = Requirement.Level.SHOULD)
+  void sequence_changesSayWhatTheWriteWas() {
+    Scope alpha = scope("alpha");
+    long mark = storage.committedSequence();
+    StoredRecord first = row(alpha, "a", 1, "one");
+    put(first, stored("alice", false));
+    put(row(alpha, "a", 2, "two"), stored("bob", false));
+    Change change = allChangesAfter(mark).get(0);
+    assertEquals("note", change.type());
+    assertEquals(1, change.version(), "the version as written, not the row's now");
+    assertEquals("alice", change.writer());
+    assertEquals(first.updatedMicros(), change.atMicros());
+  }
+
+  @Test
   @DisplayName("one transaction's writes get consecutive numbers in the order they were made")
   @Requirement(rule = "storage: change log")
   void sequence_aTransactionsWritesAreNumberedInOrder() {
@@ -940,8 +956,7 @@ public abstract class StorageTck {
     assertEquals(4, written.size(), written::toString);
     // Entries are written at the rows' times: before the third's time are the first two.
     long third = storage.find(alpha, "c").orElseThrow().updatedMicros();
-    List<Long> dropped =
-        runConcurrently(4, () -> storage.pruneChangesBefore(third)).stream().toList();
+    List<Long> dropped = runConcurrently(4, () -> storage.pruneChangesBefore(third));
     long retained = storage.changesRetainedAfter();
     long total = dropped.stream().mapToLong(Long::longValue).sum();
     List<Long> kept = allChangesAfter(retained).stream().map(Change::seq).toList();

@@ -32,7 +32,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -840,7 +839,9 @@ final class PostgresStorage implements Storage {
                 "SELECT s.last, x.* FROM (SELECT last FROM write_sequence) s LEFT JOIN LATERAL"
                     + " (SELECT c.seq, c.kind, c.scope_key AS change_scope, c.id AS change_id,"
                     + " r.scope_key, r.id, r.type, r.version, r.created_us, r.updated_us,"
-                    + " r.deleted, r.doc, r.pk, r.created_seq FROM changes c LEFT JOIN records r"
+                    + " r.deleted, r.doc, r.pk, r.created_seq, c.type AS change_type,"
+                    + " c.version AS change_version, c.agent, c.at_us FROM changes c"
+                    + " LEFT JOIN records r"
                     + " ON r.scope_key = c.scope_key AND r.id = c.id"
                     + " WHERE c.seq > ? AND c.seq <= s.last ORDER BY c.seq LIMIT ?) x ON TRUE"
                     + " ORDER BY x.seq")) {
@@ -852,12 +853,17 @@ final class PostgresStorage implements Storage {
           if (rs.getObject(2) == null) {
             continue;
           }
+          // What the write was (type, version, writer, time) as logged, and the row as it is now.
           changes.add(
               new Change(
                   rs.getLong(2),
-                  Change.Kind.valueOf(rs.getString(3).toUpperCase(Locale.ROOT)),
+                  Change.Kind.fromWireName(rs.getString(3)),
                   Scope.parseCanonical(rs.getString(4)),
                   rs.getString(5),
+                  rs.getString(16),
+                  rs.getLong(17),
+                  rs.getString(18),
+                  rs.getLong(19),
                   rs.getString(6) == null ? null : row(rs, 6)));
         }
       }
