@@ -77,6 +77,14 @@ public interface SgmService {
     return false;
   }
 
+  /**
+   * Whether this service can answer now ({@code GET /healthz}): {@code {"status": "ok"}}, or {@code
+   * "unavailable"} while something it needs (its storage) is out of reach, with what was checked.
+   */
+  default JsonNode health() {
+    return Json.object().put("status", "ok");
+  }
+
   /** The wire names of every operation {@link #invoke} accepts now, core first. */
   java.util.List<String> operations();
 }

@@ -93,6 +93,11 @@ final class CoreModule {
         config.getBoolean(ConfigLoader.EMBED_IN_BACKGROUND, true));
   }
 
+  /** The storage plugin {@code storage} names: embedded H2 unless set. */
+  static String storageName(Config config) {
+    return config.get(ConfigLoader.STORAGE, "h2");
+  }
+
   @Provides
   @Singleton
   static Storage storage(Config config, Set<StorageProvider> providers) {
@@ -102,7 +107,7 @@ final class CoreModule {
             ConfigLoader.STORAGE,
             "sgm-storage-",
             providers,
-            config.with(ConfigLoader.STORAGE, config.get(ConfigLoader.STORAGE, "h2")));
+            config.with(ConfigLoader.STORAGE, storageName(config)));
     LOG.log(
         System.Logger.Level.INFO,
         "storage: {0} (available: {1})",
@@ -260,6 +265,7 @@ final class CoreModule {
   @Provides
   @Singleton
   static Engine engine(
+      Config config,
       Storage storage,
       SearchFollower search,
       ChangeFeed feed,
@@ -271,6 +277,7 @@ final class CoreModule {
       AccessTokens tokens) {
     return new Engine(
         storage,
+        storageName(config),
         search,
         feed,
         notifier,

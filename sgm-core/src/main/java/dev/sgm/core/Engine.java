@@ -82,9 +82,11 @@ final class Engine implements SgmService {
   private final Clock clock;
   private final DiscoveryDocument discovery;
   private final AccessTokens tokens;
+  private final String storageName;
 
   Engine(
       Storage storage,
+      String storageName,
       SearchFollower search,
       ChangeFeed feed,
       ChangeNotifier notifier,
@@ -96,6 +98,7 @@ final class Engine implements SgmService {
       AccessTokens tokens) {
     this.tokens = tokens;
     this.storage = storage;
+    this.storageName = storageName;
     this.search = search;
     this.feed = feed;
     this.notifier = notifier;
@@ -104,6 +107,24 @@ final class Engine implements SgmService {
     this.plugins = plugins;
     this.clock = clock;
     this.discovery = discovery;
+  }
+
+  /** Ok while the storage answers; {@code unavailable} while it does not (a database gone). */
+  @Override
+  public JsonNode health() {
+    String status;
+    try {
+      storage.checkAvailable();
+      status = "ok";
+    } catch (SgmException e) {
+      if (e.code() != ErrorCode.UNAVAILABLE) {
+        throw e;
+      }
+      status = "unavailable";
+    }
+    ObjectNode health = Json.object().put("status", status);
+    health.putObject("storage").put("name", storageName).put("status", status);
+    return health;
   }
 
   @Override

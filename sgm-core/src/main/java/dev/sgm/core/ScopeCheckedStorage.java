@@ -166,6 +166,11 @@ final class ScopeCheckedStorage implements Storage {
   }
 
   @Override
+  public void checkAvailable() {
+    storage.checkAvailable();
+  }
+
+  @Override
   public Optional<dev.sgm.api.spi.TokenStore> tokens() {
     return storage.tokens();
   }

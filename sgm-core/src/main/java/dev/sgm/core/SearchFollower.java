@@ -266,6 +266,10 @@ final class SearchFollower implements AutoCloseable {
       reason = "its vectors come from the embedder " + data.get(MODEL_KEY);
     } else if (Long.parseLong(data.getOrDefault(SEQ_KEY, "0")) < storage.changesRetainedAfter()) {
       reason = "the changes it would follow from are older than the change log keeps";
+    } else if (Long.parseLong(data.getOrDefault(SEQ_KEY, "0")) > storage.committedSequence()) {
+      // The store went back in time (a backup restored): new writes would reuse numbers the index
+      // believes it has applied, and be skipped.
+      reason = "it has applied writes the store does not have (was the store restored?)";
     }
     if (reason != null) {
       LOG.log(System.Logger.Level.DEBUG, "building the search index: " + reason);

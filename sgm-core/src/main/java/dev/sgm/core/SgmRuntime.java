@@ -50,6 +50,18 @@ public final class SgmRuntime implements AutoCloseable {
     return new SgmRuntime(graph, config);
   }
 
+  /**
+   * Opens only the configured storage, which checks its settings and brings its schema up to date
+   * as {@link #open} does, and closes it again ({@code sgm migrate}); returns where the data lives.
+   * It fails as {@link #open} would, with the same messages.
+   */
+  public static String migrateStorage(Config config) {
+    try (dev.sgm.api.spi.Storage storage =
+        DaggerCoreComponent.factory().create(config, Clock.systemUTC()).storage()) {
+      return storage.describe();
+    }
+  }
+
   /** The operations, for in-process callers and transports. */
   public SgmService service() {
     return graph.engine();

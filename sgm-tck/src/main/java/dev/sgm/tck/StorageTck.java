@@ -1,11 +1,13 @@
 package dev.sgm.tck;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.sgm.api.ContentReference;
 import dev.sgm.api.ErrorCode;
@@ -23,9 +25,12 @@ import dev.sgm.api.spi.Storage;
 import dev.sgm.api.spi.StoragePage;
 import dev.sgm.api.spi.StorageQuery;
 import dev.sgm.api.spi.StoredRecord;
+import dev.sgm.api.spi.TokenStore;
 import dev.sgm.api.spi.VersionEntry;
 import dev.sgm.api.spi.WriteLog;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -52,7 +57,8 @@ import org.junit.jupiter.api.Test;
  * and that no type signature states, checked against a real storage. Every storage plugin inherits
  * it and passes it: rows kept exactly, atomic read-modify-write under concurrency (what {@code
  * expected_version}, {@code if_absent} and {@code tasks.claim} stand on), a write sequence in
- * commit order that a follower can trust, the version log and snapshots, content, and identity.
+ * commit order that a follower can trust, the version log and snapshots, content, identity, the
+ * change log's retention, access tokens and a health check.
  */
 public abstract class StorageTck {
   private static final AtomicLong CLOCK = new AtomicLong(System.currentTimeMillis() * 1000);
@@ -464,6 +470,22 @@ public abstract class StorageTck {
         storage.find(alpha, "b").orElseThrow().createdSeq(),
         changes.get(1).seq(),
         "createdSeq is the creating write's number");
+  }
+
+  @Test
+  @DisplayName("each change says what the write was: its type, version, writer and time")
+  @Requirement(rule = "storage: change log", level = Requirement.Level.SHOULD)
+  void sequence_changesSayWhatTheWriteWas() {
+    Scope alpha = scope("alpha");
+    long mark = storage.committedSequence();
+    StoredRecord first = row(alpha, "a", 1, "one");
+    put(first, stored("alice", false));
+    put(row(alpha, "a", 2, "two"), stored("bob", false));
+    Change change = allChangesAfter(mark).get(0);
+    assertEquals("note", change.type());
+    assertEquals(1, change.version(), "the version as written, not the row's now");
+    assertEquals("alice", change.writer());
+    assertEquals(first.updatedMicros(), change.atMicros());
   }
 
   @Test
@@ -908,5 +930,144 @@ public abstract class StorageTck {
   void describe_namesTheStore() {
     assertFalse(storage.describe().isBlank());
     assertFalse(storage.describe().toLowerCase(java.util.Locale.ROOT).contains("password"));
+  }
+
+  @Test
+  @DisplayName("a cheap health check answers while the store is open")
+  @Requirement(rule = "storage: health")
+  void health_answersWhileOpen() {
+    storage.checkAvailable();
+  }
+
+  // ---- change-log retention ------------------------------------------------------------------
+
+  @Test
+  @DisplayName(
+      "pruning drops only entries older than asked, every change above the retained mark is kept,"
+          + " and the mark never goes down")
+  @Requirement(rule = "storage: change-log retention")
+  void retention_pruneKeepsEveryChangeAboveTheMark() throws Exception {
+    Scope alpha = scope("alpha");
+    long start = storage.committedSequence();
+    for (String id : List.of("a", "b", "c", "d")) {
+      put(row(alpha, id, 1, "x"));
+    }
+    List<Change> written = allChangesAfter(start);
+    assertEquals(4, written.size(), written::toString);
+    // Entries are written at the rows' times: before the third's time are the first two.
+    long third = storage.find(alpha, "c").orElseThrow().updatedMicros();
+    List<Long> dropped = runConcurrently(4, () -> storage.pruneChangesBefore(third));
+    long retained = storage.changesRetainedAfter();
+    long total = dropped.stream().mapToLong(Long::longValue).sum();
+    List<Long> kept = allChangesAfter(retained).stream().map(Change::seq).toList();
+    List<Long> above = written.stream().map(Change::seq).filter(seq -> seq > retained).toList();
+    assertTrue(kept.containsAll(above), "every change above the mark is kept: " + kept);
+    assertTrue(
+        kept.containsAll(List.of(written.get(2).seq(), written.get(3).seq())),
+        "entries at or after the time asked are kept: " + kept);
+    assertTrue(retained < written.get(2).seq(), "the mark stays below what is kept");
+    if (total > 0) {
+      // A store that prunes: the mark covers what went, and pruning at once counted each once.
+      assertEquals(written.get(1).seq(), retained, "the mark is the highest sequence dropped");
+      assertEquals(
+          List.of(written.get(2).seq(), written.get(3).seq()),
+          allChangesAfter(start).stream().map(Change::seq).toList(),
+          "the dropped entries are gone");
+    } else {
+      assertEquals(0, retained, "a store that pruned nothing keeps everything");
+    }
+    assertEquals(0, storage.pruneChangesBefore(third), "nothing more to drop");
+    assertEquals(0, storage.pruneChangesBefore(0), "an older time drops nothing");
+    assertEquals(retained, storage.changesRetainedAfter(), "the mark never goes down");
+    storage.close();
+    storage = reopen();
+    assertEquals(retained, storage.changesRetainedAfter(), "the mark survives a reopen");
+  }
+
+  @Test
+  @DisplayName("the change log is pruned when asked: the change feed's retention window")
+  @Requirement(rule = "storage: change-log retention", level = Requirement.Level.SHOULD)
+  void retention_oldEntriesArePruned() {
+    Scope alpha = scope("alpha");
+    long start = storage.committedSequence();
+    put(row(alpha, "a", 1, "x"));
+    long seq = allChangesAfter(start).get(0).seq();
+    long after = storage.find(alpha, "a").orElseThrow().updatedMicros() + 1;
+    assertTrue(storage.pruneChangesBefore(after) > 0, "the old entry was dropped");
+    assertTrue(storage.changesRetainedAfter() >= seq, "the mark covers it");
+  }
+
+  // ---- access tokens -------------------------------------------------------------------------
+
+  private static TokenStore.Entry token(String id, Instant created, Instant expires) {
+    byte[] hash = new byte[32];
+    for (int i = 0; i < hash.length; i++) {
+      hash[i] = (byte) (id.hashCode() * 31 + i * 7);
+    }
+    return new TokenStore.Entry(
+        id, "p-" + id, hash, "[{\"scope\":\"project=alpha\"}]", created, expires, null);
+  }
+
+  private static Instant micros(long micros) {
+    return Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
+  }
+
+  @Test
+  @DisplayName("the store keeps access tokens, so that every node sharing it sees the same ones")
+  @Requirement(rule = "storage: tokens", level = Requirement.Level.SHOULD)
+  void tokens_kept() {
+    assertTrue(storage.tokens().isPresent(), "without, only a static token can authenticate");
+  }
+
+  @Test
+  @DisplayName(
+      "a token is kept exactly (hash, grants, times to the microsecond), found by id and listed"
+          + " oldest first")
+  @Requirement(rule = "storage: tokens")
+  void tokens_keptExactlyFoundAndListed() {
+    assumeTrue(storage.tokens().isPresent(), "this storage keeps no tokens");
+    TokenStore tokens = storage.tokens().orElseThrow();
+    long base = now();
+    TokenStore.Entry second = token("00000000000000b2", micros(base + 10), null);
+    TokenStore.Entry first = token("00000000000000a1", micros(base), micros(base + 999_999));
+    tokens.add(second);
+    tokens.add(first);
+    TokenStore.Entry found = tokens.find(first.id()).orElseThrow();
+    assertEntry(first, found);
+    assertNull(tokens.find(second.id()).orElseThrow().expiresAt(), "no expiry stays none");
+    assertTrue(tokens.find("00000000000000ff").isEmpty());
+    assertEquals(
+        List.of(first.id(), second.id()),
+        tokens.list().stream().map(TokenStore.Entry::id).toList(),
+        "oldest first");
+  }
+
+  @Test
+  @DisplayName("a token is revoked once, stays listed as revoked, and that survives a reopen")
+  @Requirement(rule = "storage: tokens")
+  void tokens_revokedOnceAndDurably() {
+    assumeTrue(storage.tokens().isPresent(), "this storage keeps no tokens");
+    TokenStore.Entry entry = token("00000000000000c3", micros(now()), null);
+    storage.tokens().orElseThrow().add(entry);
+    Instant at = micros(now());
+    assertTrue(storage.tokens().orElseThrow().revoke(entry.id(), at));
+    assertFalse(storage.tokens().orElseThrow().revoke(entry.id(), micros(now())), "only once");
+    assertFalse(storage.tokens().orElseThrow().revoke("00000000000000ee", at), "no such token");
+    storage.close();
+    storage = reopen();
+    TokenStore tokens = storage.tokens().orElseThrow();
+    assertEquals(at, tokens.find(entry.id()).orElseThrow().revokedAt(), "revoked, at its time");
+    assertEquals(at, tokens.list().get(0).revokedAt(), "listed as revoked");
+    assertArrayEquals(entry.hash(), tokens.find(entry.id()).orElseThrow().hash());
+  }
+
+  private static void assertEntry(TokenStore.Entry expected, TokenStore.Entry actual) {
+    assertEquals(expected.id(), actual.id());
+    assertEquals(expected.principal(), actual.principal());
+    assertArrayEquals(expected.hash(), actual.hash());
+    assertEquals(expected.grants(), actual.grants());
+    assertEquals(expected.createdAt(), actual.createdAt());
+    assertEquals(expected.expiresAt(), actual.expiresAt());
+    assertNull(actual.revokedAt());
   }
 }

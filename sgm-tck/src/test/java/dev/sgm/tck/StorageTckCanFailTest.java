@@ -14,9 +14,11 @@ import dev.sgm.api.spi.StoragePage;
 import dev.sgm.api.spi.StorageQuery;
 import dev.sgm.api.spi.StorageTransaction;
 import dev.sgm.api.spi.StoredRecord;
+import dev.sgm.api.spi.TokenStore;
 import dev.sgm.api.spi.VersionEntry;
 import dev.sgm.api.spi.WriteLog;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -104,6 +106,26 @@ class StorageTckCanFailTest {
     @Override
     public Optional<StoredContent> getContent(String hash) {
       return real.getContent(hash);
+    }
+
+    @Override
+    public long changesRetainedAfter() {
+      return real.changesRetainedAfter();
+    }
+
+    @Override
+    public long pruneChangesBefore(long micros) {
+      return real.pruneChangesBefore(micros);
+    }
+
+    @Override
+    public Optional<TokenStore> tokens() {
+      return real.tokens();
+    }
+
+    @Override
+    public void checkAvailable() {
+      real.checkAvailable();
     }
 
     @Override
@@ -258,6 +280,68 @@ class StorageTckCanFailTest {
     }
   }
 
+  /** Revoking says yes but changes nothing: a revoked token would go on authenticating. */
+  static class ForgetfulRevoke extends BrokenSuite {
+    @Override
+    Storage broken(Storage real) {
+      TokenStore tokens = real.tokens().orElseThrow();
+      TokenStore forgetful =
+          new TokenStore() {
+            @Override
+            public void add(Entry token) {
+              tokens.add(token);
+            }
+
+            @Override
+            public Optional<Entry> find(String id) {
+              return tokens.find(id);
+            }
+
+            @Override
+            public List<Entry> list() {
+              return tokens.list();
+            }
+
+            @Override
+            public boolean revoke(String id, Instant at) {
+              return tokens.find(id).filter(e -> e.revokedAt() == null).isPresent();
+            }
+          };
+      return new Broken(real) {
+        @Override
+        public Optional<TokenStore> tokens() {
+          return Optional.of(forgetful);
+        }
+      };
+    }
+  }
+
+  /** Pruning drops the whole log, the entries newer than asked included. */
+  static class EagerPruning extends BrokenSuite {
+    @Override
+    Storage broken(Storage real) {
+      return new Broken(real) {
+        @Override
+        public long pruneChangesBefore(long micros) {
+          return real.pruneChangesBefore(Long.MAX_VALUE);
+        }
+      };
+    }
+  }
+
+  /** Pruning drops entries but the retained mark stays at 0: a follower would miss them. */
+  static class ForgetfulMark extends BrokenSuite {
+    @Override
+    Storage broken(Storage real) {
+      return new Broken(real) {
+        @Override
+        public long changesRetainedAfter() {
+          return 0;
+        }
+      };
+    }
+  }
+
   private static Set<String> failed(Class<?> suite) {
     Set<String> failed = new TreeSet<>();
     LauncherFactory.create()
@@ -309,5 +393,25 @@ class StorageTckCanFailTest {
   @Test
   void listenersToldBeforeTheCommitAreCaught() {
     assertEquals(Set.of("onCommit_runsAfterWritingCommits"), failed(EagerListeners.class));
+  }
+
+  @Test
+  void aRevocationThatDoesNothingIsCaught() {
+    assertEquals(Set.of("tokens_revokedOnceAndDurably"), failed(ForgetfulRevoke.class));
+  }
+
+  @Test
+  void pruningNewerEntriesIsCaught() {
+    assertEquals(Set.of("retention_pruneKeepsEveryChangeAboveTheMark"), failed(EagerPruning.class));
+  }
+
+  @Test
+  void aRetainedMarkBelowWhatWasPrunedIsCaught() {
+    Set<String> failed = failed(ForgetfulMark.class);
+    assertTrue(failed.contains("retention_pruneKeepsEveryChangeAboveTheMark"), failed::toString);
+    assertTrue(
+        Set.of("retention_pruneKeepsEveryChangeAboveTheMark", "retention_oldEntriesArePruned")
+            .containsAll(failed),
+        failed::toString);
   }
 }

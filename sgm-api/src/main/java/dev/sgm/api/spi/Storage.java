@@ -96,6 +96,13 @@ public interface Storage extends AutoCloseable {
     return java.util.Optional.empty();
   }
 
+  /**
+   * Checks cheaply that the store can answer now, for health checks: returns when it can, and
+   * throws {@link dev.sgm.api.SgmException} with {@code unavailable} when it cannot (a database out
+   * of reach). An embedded store that is open can always answer.
+   */
+  default void checkAvailable() {}
+
   /** Where the data lives, for people to read (no secrets). */
   String describe();
 

@@ -24,7 +24,7 @@ final class PostgresSchema {
         .dataSource(dataSource)
         .locations(new String[0])
         .failOnMissingLocations(false)
-        .javaMigrations(new V1())
+        .javaMigrations(new V1(), new V2())
         .load()
         .migrate();
   }
@@ -66,6 +66,23 @@ final class PostgresSchema {
     @Override
     public String getDescription() {
       return "schema";
+    }
+  }
+
+  /** Version 2: access tokens, and an index of the change log by time for pruning. */
+  static final class V2 extends SqlResource {
+    V2() {
+      super("V2__tokens.sql");
+    }
+
+    @Override
+    public org.flywaydb.core.api.MigrationVersion getVersion() {
+      return org.flywaydb.core.api.MigrationVersion.fromVersion("2");
+    }
+
+    @Override
+    public String getDescription() {
+      return "tokens";
     }
   }
 }

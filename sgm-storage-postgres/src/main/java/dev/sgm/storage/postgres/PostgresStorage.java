@@ -32,7 +32,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -59,6 +58,7 @@ final class PostgresStorage implements Storage {
   private final PostgresSettings settings;
   private final HikariDataSource pool;
   private final String identity;
+  private final PostgresTokens tokens;
   private final Set<String> indexedScopes = ConcurrentHashMap.newKeySet();
   private final List<Runnable> commitListeners = new CopyOnWriteArrayList<>();
 
@@ -92,6 +92,7 @@ final class PostgresStorage implements Storage {
     try {
       PostgresSchema.migrate(pool);
       this.identity = readIdentity();
+      this.tokens = new PostgresTokens(pool, this::storageError);
     } catch (RuntimeException | SQLException e) {
       pool.close();
       LOG.log(System.Logger.Level.ERROR, "the schema of " + settings + " cannot be migrated", e);
@@ -266,7 +267,7 @@ final class PostgresStorage implements Storage {
   }
 
   /** Nothing of the SQL reaches a client; the details go to the log. */
-  private SgmException storageError(SQLException e) {
+  SgmException storageError(SQLException e) {
     if (unreachable(e)) {
       LOG.log(System.Logger.Level.WARNING, "the database is unavailable: " + e.getMessage());
       return new SgmException(
@@ -838,7 +839,9 @@ final class PostgresStorage implements Storage {
                 "SELECT s.last, x.* FROM (SELECT last FROM write_sequence) s LEFT JOIN LATERAL"
                     + " (SELECT c.seq, c.kind, c.scope_key AS change_scope, c.id AS change_id,"
                     + " r.scope_key, r.id, r.type, r.version, r.created_us, r.updated_us,"
-                    + " r.deleted, r.doc, r.pk, r.created_seq FROM changes c LEFT JOIN records r"
+                    + " r.deleted, r.doc, r.pk, r.created_seq, c.type AS change_type,"
+                    + " c.version AS change_version, c.agent, c.at_us FROM changes c"
+                    + " LEFT JOIN records r"
                     + " ON r.scope_key = c.scope_key AND r.id = c.id"
                     + " WHERE c.seq > ? AND c.seq <= s.last ORDER BY c.seq LIMIT ?) x ON TRUE"
                     + " ORDER BY x.seq")) {
@@ -850,12 +853,17 @@ final class PostgresStorage implements Storage {
           if (rs.getObject(2) == null) {
             continue;
           }
+          // What the write was (type, version, writer, time) as logged, and the row as it is now.
           changes.add(
               new Change(
                   rs.getLong(2),
-                  Change.Kind.valueOf(rs.getString(3).toUpperCase(Locale.ROOT)),
+                  Change.Kind.fromWireName(rs.getString(3)),
                   Scope.parseCanonical(rs.getString(4)),
                   rs.getString(5),
+                  rs.getString(16),
+                  rs.getLong(17),
+                  rs.getString(18),
+                  rs.getLong(19),
                   rs.getString(6) == null ? null : row(rs, 6)));
         }
       }
@@ -865,6 +873,88 @@ final class PostgresStorage implements Storage {
     // A full batch may stop short of what is committed; the next one goes on from its last change.
     long caughtUp = changes.size() == limit ? changes.get(changes.size() - 1).seq() : through;
     return new ChangeBatch(changes, Math.max(after, caughtUp));
+  }
+
+  /**
+   * The {@code sgm_meta} entry of the highest sequence number pruned from the change log: kept in
+   * the database, so that every node refuses a cursor that any node's pruning has passed.
+   */
+  private static final String RETAINED_AFTER = "changes_retained_after";
+
+  @Override
+  public long changesRetainedAfter() {
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps = c.prepareStatement("SELECT val FROM sgm_meta WHERE name = ?")) {
+      ps.setString(1, RETAINED_AFTER);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Long.parseLong(rs.getString(1)) : 0;
+      }
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  /**
+   * One transaction that first locks the retention entry, so that nodes pruning at once take turns
+   * and the entry only ever rises. Only committed changes are dropped: every number at or below the
+   * counter's committed value has committed.
+   */
+  @Override
+  public long pruneChangesBefore(long micros) {
+    return inTransaction(
+        tx -> {
+          Connection c = ((Tx) tx).connection;
+          try {
+            long retained;
+            try (PreparedStatement ps =
+                c.prepareStatement(
+                    "INSERT INTO sgm_meta(name, val) VALUES (?, '0') ON CONFLICT (name) DO NOTHING")) {
+              ps.setString(1, RETAINED_AFTER);
+              ps.executeUpdate();
+            }
+            try (PreparedStatement ps =
+                c.prepareStatement("SELECT val FROM sgm_meta WHERE name = ? FOR UPDATE")) {
+              ps.setString(1, RETAINED_AFTER);
+              try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                retained = Long.parseLong(rs.getString(1));
+              }
+            }
+            long highest;
+            try (PreparedStatement ps =
+                c.prepareStatement(
+                    "SELECT COALESCE(MAX(seq), 0) FROM changes WHERE at_us < ?"
+                        + " AND seq <= (SELECT last FROM write_sequence)")) {
+              ps.setLong(1, micros);
+              try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                highest = rs.getLong(1);
+              }
+            }
+            if (highest <= retained) {
+              return 0L;
+            }
+            long dropped;
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM changes WHERE seq <= ?")) {
+              ps.setLong(1, highest);
+              dropped = ps.executeUpdate();
+            }
+            try (PreparedStatement ps =
+                c.prepareStatement("UPDATE sgm_meta SET val = ? WHERE name = ?")) {
+              ps.setString(1, Long.toString(highest));
+              ps.setString(2, RETAINED_AFTER);
+              ps.executeUpdate();
+            }
+            return dropped;
+          } catch (SQLException e) {
+            throw new SqlFailure(e);
+          }
+        });
+  }
+
+  @Override
+  public Optional<dev.sgm.api.spi.TokenStore> tokens() {
+    return Optional.of(tokens);
   }
 
   @Override
@@ -957,12 +1047,15 @@ final class PostgresStorage implements Storage {
     }
   }
 
-  /** Whether the database answers now, for health checks. */
-  boolean reachable() {
+  /** A connection from the pool that the server still answers on. */
+  @Override
+  public void checkAvailable() {
     try (Connection c = pool.getConnection()) {
-      return c.isValid(settings.connectTimeoutSeconds());
+      if (!c.isValid(settings.connectTimeoutSeconds())) {
+        throw storageError(new SQLTransientConnectionException("the connection is not valid"));
+      }
     } catch (SQLException e) {
-      return false;
+      throw storageError(e);
     }
   }
 

@@ -57,6 +57,7 @@ import picocli.CommandLine.Parameters;
       Transfer.Export.class,
       Transfer.Import.class,
       Reindex.class,
+      Migrate.class,
       Token.class,
       Tck.class,
       Mcp.class,

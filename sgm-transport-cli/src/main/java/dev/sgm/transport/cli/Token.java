@@ -29,7 +29,9 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "token",
     mixinStandardHelpOptions = true,
-    description = "Create, list and revoke access tokens of a data directory.",
+    description =
+        "Create, list and revoke access tokens where the data is: a data directory, or the"
+            + " database of -D storage=postgres (shared by every node).",
     subcommands = {Token.Create.class, Token.ListTokens.class, Token.Revoke.class})
 final class Token implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -60,7 +60,11 @@ final class SgmHandler extends Handler.Abstract {
               "The change feed as server-sent events: ?scope=<canonical>&scope_mode=&since=&types=;"
                   + " each event's id is its cursor, and Last-Event-ID resumes."),
           new Route(
-              "GET", "/healthz", "health", "Liveness: 200 while the server accepts requests."),
+              "GET",
+              "/healthz",
+              "health",
+              "Health: 200 while the server and its storage answer, 503 while the storage is out of"
+                  + " reach."),
           new Route("GET", "/openapi.json", "openapi", "This API's OpenAPI 3.1 description."));
 
   /** A route: method, path template, what it does. */
@@ -203,10 +207,17 @@ final class SgmHandler extends Handler.Abstract {
     }
   }
 
+  /** 200 while the service can answer, 503 while its storage is out of reach; no token needed. */
+  private Reply health() {
+    JsonNode health = service.health();
+    int status = "ok".equals(health.path("status").asText()) ? 200 : 503;
+    return new Reply(status, JSON, Json.writeBytes(health));
+  }
+
   private Reply route(String method, String path, Request request) {
     if (path.equals("/healthz")) {
       requireMethod(method, "GET", path);
-      return Reply.json(Json.object().put("status", "ok"));
+      return health();
     }
     // Every route but liveness answers to the caller the request's token names.
     Caller caller =
@@ -228,7 +239,7 @@ final class SgmHandler extends Handler.Abstract {
         requireMethod(method, route.method(), path);
         return switch (route.name()) {
           case "discover" -> Reply.json(service.discover(caller, DiscoverRequest.any()).toJson());
-          case "health" -> Reply.json(Json.object().put("status", "ok"));
+          case "health" -> health();
           default -> Reply.json(openApi.document());
         };
       }

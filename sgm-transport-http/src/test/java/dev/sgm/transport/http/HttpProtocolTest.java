@@ -75,7 +75,11 @@ class HttpProtocolTest {
     assertTrue(
         discovery.json().path("capabilities").toString().contains("\"http\""), discovery.body());
     assertEquals(discovery.json(), send("GET", "/.well-known/sgm", null, null).json());
-    assertEquals("ok", send("GET", "/healthz", null, null).json().path("status").asText());
+    Answer health = send("GET", "/healthz", null, null);
+    assertEquals(200, health.status());
+    assertEquals("ok", health.json().path("status").asText());
+    assertEquals("h2", health.json().path("storage").path("name").asText(), health.body());
+    assertEquals("ok", health.json().path("storage").path("status").asText(), health.body());
     assertEquals(200, post("/v1/discover", "{}").status());
     assertEquals(200, send("POST", "/v1/discover", null, null).status(), "an empty body is {}");
   }
