@@ -82,6 +82,7 @@ final class Engine implements SgmService {
   private final Clock clock;
   private final DiscoveryDocument discovery;
   private final AccessTokens tokens;
+  private final ScopeCensus census;
 
   Engine(
       Storage storage,
@@ -96,6 +97,7 @@ final class Engine implements SgmService {
       AccessTokens tokens) {
     this.tokens = tokens;
     this.storage = storage;
+    this.census = new ScopeCensus(storage);
     this.search = search;
     this.feed = feed;
     this.notifier = notifier;
@@ -754,6 +756,11 @@ final class Engine implements SgmService {
             RecordIndexer.sha256(bytes), request.text() ? "utf-8" : "binary", bytes.length);
     storage.putContent(reference, bytes);
     return reference;
+  }
+
+  /** The {@code scopes} operation: the scopes the caller may read that hold records, counted. */
+  JsonNode scopes(Caller caller, JsonNode request) {
+    return census.run(caller, request);
   }
 
   @Override
