@@ -67,6 +67,7 @@ async function waitText(selector, wanted, timeout = 10000) {
   }
 }
 async function shot(name) {
+  await page.evaluate(() => document.activeElement?.blur());
   await page.screenshot({ path: `${shots}/${name}.png`, fullPage: false });
 }
 /** Clicks the button whose text is exactly this, as a person picks it by its words. */
@@ -188,6 +189,7 @@ try {
     check("history lists both versions", (await page.$$eval("#history > table tbody tr", (r) => r.length)) === 2, await text("#history > table"));
     const diff = await text("#diff");
     check("the diff shows the old line and the new lines side by side", diff.includes("− The build uses Maven and runs") && diff.includes("+ The build uses Maven 3.9.") && diff.includes("+ Tests run on every push."), diff);
+    await page.$eval("#history", (e) => e.scrollIntoView());
     await shot("history-diff");
 
     // A concurrent change is shown as a conflict and never overwritten.
