@@ -203,6 +203,17 @@ try {
     check("the other change is not overwritten", kept.content === "Changed elsewhere" && kept.version === 3, kept);
     await shot("conflict");
 
+    // Restore a version: it becomes the new current version.
+    await press("Reload their version");
+    await waitText("main h1", "version 3");
+    await press("Restore version 2");
+    await waitText("main h1", "version 4");
+    check("restoring version 2 makes it version 4", (await text("#record-content")).includes("The build uses Maven 3.9."), await text("main h1"));
+
+    // References are followed to the records they name.
+    await page.goto(`${base}/#/record/project%3Ddemo/h1`, { waitUntil: "load" });
+    check("a handoff's context is followed to the task it names", await waitText("#references", "task t1 — Migrate the schema"), await text("#references"));
+
     // 6. Delete and undelete.
     await page.goto(`${base}/#/record/project%3Ddemo/n7`, { waitUntil: "load" });
     await waitText("main h1", "n7");

@@ -154,7 +154,6 @@ export async function recordPage(page, scope, id) {
       // The person is the author of the correction; principal is the server's to record.
       next.provenance = { ...record.provenance, agent: session.me, origin: "console" };
       delete next.provenance.principal;
-      delete next.provenance.created_at;
       try {
         const stored = await call("store", { record: next, expected_version: record.version });
         announce(stored.changed ? `Saved as version ${stored.record.version}.` : "Nothing changed.", "ok");
