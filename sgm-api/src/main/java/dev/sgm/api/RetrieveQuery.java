@@ -45,7 +45,8 @@ public record RetrieveQuery(
   /** The largest page size. */
   public static final int MAX_LIMIT = 1000;
 
-  private static final Pattern FILTER_PATH = Pattern.compile("(data|metadata)(\\.[^.\\s]+)+");
+  private static final Pattern FILTER_PATH =
+      Pattern.compile("(data|metadata)(\\.[^.\\s]+)+|provenance\\.agent");
 
   /** Whether a record must carry all of the query's tags or any of them. */
   public enum TagsMode {
@@ -270,12 +271,17 @@ public record RetrieveQuery(
       return this;
     }
 
-    /** Adds an equality criterion on a {@code data.*} or {@code metadata.*} path. */
+    /**
+     * Adds an equality criterion on a {@code data.*} or {@code metadata.*} path, or {@code
+     * provenance.agent}.
+     */
     public Builder filter(String path, JsonNode value) {
       String field = "filter." + path;
       if (!FILTER_PATH.matcher(path).matches()) {
         throw SgmException.invalidRequest(
-            field, "paths start with data. or metadata. followed by field names, e.g. data.state");
+            field,
+            "paths start with data. or metadata. followed by field names, e.g. data.state,"
+                + " or are provenance.agent");
       }
       if (value == null || !value.isValueNode() || value.isNull()) {
         throw SgmException.invalidRequest(field, "must be a string, number or boolean");

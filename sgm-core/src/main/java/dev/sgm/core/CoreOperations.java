@@ -14,7 +14,6 @@ import dev.sgm.api.PutContentRequest;
 import dev.sgm.api.ReadRequest;
 import dev.sgm.api.RetrieveQuery;
 import dev.sgm.api.SgmException;
-import dev.sgm.api.SgmService;
 import dev.sgm.api.StoreRequest;
 import java.util.List;
 
@@ -35,10 +34,11 @@ public final class CoreOperations {
   public static final String PUT_CONTENT = "put_content";
   public static final String WHOAMI = "whoami";
   public static final String CHANGES = "changes";
+  public static final String SCOPES = "scopes";
 
   /** Runs one core operation on the engine. */
   interface Body {
-    JsonNode run(SgmService engine, Caller caller, JsonNode request);
+    JsonNode run(Engine engine, Caller caller, JsonNode request);
   }
 
   /** A declared core operation. */
@@ -156,8 +156,8 @@ public final class CoreOperations {
                  "tags": {"type": "array", "items": {"type": "string"}},
                  "tags_mode": {"type": "string", "enum": ["all", "any"], "default": "all"},
                  "filter": {"type": "object",
-                   "description": "Equality on data.* and metadata.* fields, e.g. {\\"data.state\\": \\"open\\"}.",
-                   "propertyNames": {"pattern": "^(data|metadata)(\\\\.[^.\\\\s]+)+$"},
+                   "description": "Equality on data.* and metadata.* fields and provenance.agent, e.g. {\\"data.state\\": \\"open\\"}.",
+                   "propertyNames": {"pattern": "^((data|metadata)(\\\\.[^.\\\\s]+)+|provenance\\\\.agent)$"},
                    "additionalProperties": {"type": ["string", "number", "boolean"]}},
                  "created_after": {"type": "string", "format": "date-time"},
                  "created_before": {"type": "string", "format": "date-time"},
@@ -257,7 +257,30 @@ public final class CoreOperations {
                    "description": "Send as since to resume: nothing is missed or repeated."}}}
               """,
               (engine, caller, request) ->
-                  engine.changes(caller, ChangesRequest.fromJson(request)).toJson()));
+                  engine.changes(caller, ChangesRequest.fromJson(request)).toJson()),
+          operation(
+              SCOPES,
+              "The scopes that hold records, each with its count of live records by type, among"
+                  + " the scopes the caller may read; with scope, only that scope and narrower ones.",
+              """
+              {"type": "object", "additionalProperties": false,
+               "properties": {
+                 "scope": SCOPE,
+                 "limit": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 1000,
+                   "description": "The most scopes listed; the totals still count them all."}}}
+              """,
+              """
+              {"type": "object", "required": ["scopes", "total_scopes", "total_records"],
+               "properties": {
+                 "scopes": {"type": "array", "items": {"type": "object",
+                   "required": ["scope", "records", "types"],
+                   "properties": {"scope": SCOPE, "records": {"type": "integer"},
+                     "types": {"type": "object",
+                       "additionalProperties": {"type": "integer"}}}}},
+                 "total_scopes": {"type": "integer"},
+                 "total_records": {"type": "integer"}}}
+              """,
+              Engine::scopes));
 
   private static final java.util.Map<String, CoreOperation> BY_NAME =
       ALL.stream()

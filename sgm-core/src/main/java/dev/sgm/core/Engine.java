@@ -83,6 +83,7 @@ final class Engine implements SgmService {
   private final DiscoveryDocument discovery;
   private final AccessTokens tokens;
   private final String storageName;
+  private final ScopeCensus census;
 
   Engine(
       Storage storage,
@@ -99,6 +100,7 @@ final class Engine implements SgmService {
     this.tokens = tokens;
     this.storage = storage;
     this.storageName = storageName;
+    this.census = new ScopeCensus(storage);
     this.search = search;
     this.feed = feed;
     this.notifier = notifier;
@@ -775,6 +777,11 @@ final class Engine implements SgmService {
             RecordIndexer.sha256(bytes), request.text() ? "utf-8" : "binary", bytes.length);
     storage.putContent(reference, bytes);
     return reference;
+  }
+
+  /** The {@code scopes} operation: the scopes the caller may read that hold records, counted. */
+  JsonNode scopes(Caller caller, JsonNode request) {
+    return census.run(caller, request);
   }
 
   @Override

@@ -16,9 +16,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Derives what storage and the search index filter a record by: its tags and the scalar leaves of
- * {@code data} and {@code metadata}. Query criteria are normalised here too, so a query always
- * speaks the index's language.
+ * Derives what storage and the search index filter a record by: its tags, the scalar leaves of
+ * {@code data} and {@code metadata}, and {@code provenance.agent}. Query criteria are normalised
+ * here too, so a query always speaks the index's language.
  */
 final class RecordIndexer {
   /** Bounds the index rows of one record. */
@@ -29,11 +29,19 @@ final class RecordIndexer {
   /** Longer values are indexed by hash, so equality still works without huge index rows. */
   static final int MAX_FIELD_VALUE_LENGTH = 200;
 
+  /** The one provenance field a filter can name. */
+  static final String AGENT_PATH = "provenance.agent";
+
   RecordIndex index(ObjectNode record) {
     List<String> tags = new ArrayList<>(new LinkedHashSet<>(stringList(record.get("tags"))));
     List<FieldValue> fields = new ArrayList<>();
     addFields(fields, "data", record.get("data"), 0);
     addFields(fields, "metadata", record.get("metadata"), 0);
+    // Who wrote a record is what a person filters by first when checking what agents stored.
+    JsonNode agent = record.path("provenance").get("agent");
+    if (agent != null && agent.isTextual()) {
+      fields.add(new FieldValue(AGENT_PATH, normalise(agent)));
+    }
     return new RecordIndex(tags, fields);
   }
 

@@ -4,6 +4,7 @@ import dev.sgm.api.SgmService;
 import dev.sgm.api.spi.Listening;
 import dev.sgm.api.spi.Pem;
 import dev.sgm.api.spi.Transport;
+import dev.sgm.transport.http.spi.WebApp;
 import java.util.List;
 import java.util.concurrent.Executors;
 import org.eclipse.jetty.server.Handler;
@@ -33,7 +34,12 @@ public final class HttpTransport implements Transport {
   private final Handler handler;
 
   public HttpTransport(HttpSettings settings, SgmService service) {
-    this(settings, new SgmHandler(service, settings), service.authenticates());
+    this(settings, service, List.of());
+  }
+
+  /** A server of the API and of {@code webApps} (asked in order for the paths outside the API). */
+  public HttpTransport(HttpSettings settings, SgmService service, List<WebApp> webApps) {
+    this(settings, new SgmHandler(service, settings, webApps), service.authenticates());
   }
 
   /** The open watch streams, for tests that check they are freed. */

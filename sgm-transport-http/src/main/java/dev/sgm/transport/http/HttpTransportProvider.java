@@ -1,9 +1,17 @@
 package dev.sgm.transport.http;
 
+import dev.sgm.api.SgmService;
 import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.PluginSelection;
 import dev.sgm.api.spi.Transport;
 import dev.sgm.api.spi.TransportContext;
 import dev.sgm.api.spi.TransportProvider;
+import dev.sgm.transport.http.spi.WebApp;
+import dev.sgm.transport.http.spi.WebAppContext;
+import dev.sgm.transport.http.spi.WebAppProvider;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
 
 /** Provides the {@code http} transport: SGM over HTTP/JSON on Jetty. */
 public final class HttpTransportProvider implements TransportProvider {
@@ -19,6 +27,18 @@ public final class HttpTransportProvider implements TransportProvider {
 
   @Override
   public Transport create(Config config, TransportContext context) {
-    return new HttpTransport(HttpSettings.from(config), context.service());
+    return new HttpTransport(
+        HttpSettings.from(config), context.service(), webApps(config, context.service()));
+  }
+
+  /** The web apps present and enabled ({@code webapps.enabled} / {@code webapps.disabled}). */
+  static List<WebApp> webApps(Config config, SgmService service) {
+    List<WebAppProvider> found = new ArrayList<>();
+    ServiceLoader.load(WebAppProvider.class, HttpTransportProvider.class.getClassLoader())
+        .forEach(found::add);
+    WebAppContext context = new WebAppContext(service.authenticates());
+    return PluginSelection.select("webapp", "sgm-", found, config).stream()
+        .map(provider -> provider.create(config, context))
+        .toList();
   }
 }

@@ -14,6 +14,8 @@ import dev.sgm.api.Scope;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.SgmService;
 import dev.sgm.api.StoredContent;
+import dev.sgm.transport.http.spi.WebApp;
+import dev.sgm.transport.http.spi.WebResource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -77,9 +79,11 @@ final class SgmHandler extends Handler.Abstract {
   private final HttpSettings settings;
   private final OpenApiDocument openApi;
   private final WatchStreams watches;
+  private final List<WebApp> webApps;
 
-  SgmHandler(SgmService service, HttpSettings settings) {
+  SgmHandler(SgmService service, HttpSettings settings, List<WebApp> webApps) {
     this.service = service;
+    this.webApps = List.copyOf(webApps);
     this.settings = settings;
     this.watches = new WatchStreams(settings.heartbeatMillis());
     this.openApi =
@@ -88,7 +92,12 @@ final class SgmHandler extends Handler.Abstract {
   }
 
   /** A response to send. */
-  private record Reply(int status, String contentType, byte[] body) {
+  private record Reply(
+      int status, String contentType, byte[] body, java.util.Map<String, String> headers) {
+    Reply(int status, String contentType, byte[] body) {
+      this(status, contentType, body, java.util.Map.of());
+    }
+
     static Reply json(JsonNode node) {
       return new Reply(200, JSON, Json.writeBytes(node));
     }
@@ -140,6 +149,7 @@ final class SgmHandler extends Handler.Abstract {
     if (challenge) {
       response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"sgm\"");
     }
+    reply.headers().forEach((name, value) -> response.getHeaders().put(name, value));
     response.write(true, ByteBuffer.wrap(reply.body()), callback);
     if (settings.logRequests()) {
       LOG.log(
@@ -219,6 +229,16 @@ final class SgmHandler extends Handler.Abstract {
       requireMethod(method, "GET", path);
       return health();
     }
+    if (method.equals("GET") && !isApiPath(path)) {
+      // Before authentication: a web app's page loads first, then asks the person for a token.
+      for (WebApp app : webApps) {
+        Optional<WebResource> resource = app.get(path);
+        if (resource.isPresent()) {
+          WebResource found = resource.get();
+          return new Reply(200, found.contentType(), found.body(), found.headers());
+        }
+      }
+    }
     // Every route but liveness answers to the caller the request's token names.
     Caller caller =
         service.authenticate(
@@ -247,6 +267,15 @@ final class SgmHandler extends Handler.Abstract {
     throw new SgmException(
         ErrorCode.NOT_FOUND,
         "no route " + method + " " + path + "; the routes are listed at /openapi.json");
+  }
+
+  /** The paths the API keeps for itself, which no web app may answer. */
+  private static boolean isApiPath(String path) {
+    return path.equals("/v1")
+        || path.startsWith("/v1/")
+        || path.equals("/healthz")
+        || path.equals("/openapi.json")
+        || path.startsWith("/.well-known/");
   }
 
   private static void requireMethod(String method, String allowed, String path) {
