@@ -35,7 +35,7 @@ final class Watch implements Callable<Integer> {
   private static final Duration REMOTE_POLL = Duration.ofMillis(250);
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-  @Mixin Sgm.Connection connection;
+  @Mixin Connection connection;
 
   @Option(
       names = "--scope",
