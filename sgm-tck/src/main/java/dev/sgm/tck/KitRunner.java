@@ -87,16 +87,35 @@ public final class KitRunner implements ConformanceKit {
   /**
    * Every suite, in the order of the verdict: the seeds' core cases first, then each profile (a
    * suite skips itself when the target does not advertise its profile), then the contract's further
-   * rules.
+   * rules, a suite per section of the contract. Each is named by the class that declares its tests,
+   * so the contract's sections, which {@link Contract} runs together, are told apart.
    */
   private static final List<Suite> SUITES =
       List.of(
-          new Suite(Core.class, "core (the seeds' C1-C12)"),
-          new Suite(Collaboration.class, "collaboration profile"),
-          new Suite(Code.class, "code profile"),
-          new Suite(History.class, "history profile"),
-          new Suite(Changes.class, "change feed"),
-          new Suite(Contract.class, "contract (this project's further rules)"));
+          new Suite(CoreConformanceTck.class, "core (the seeds' C1-C12)"),
+          new Suite(CollaborationTck.class, "collaboration profile"),
+          new Suite(CodeTck.class, "code profile"),
+          new Suite(HistoryTck.class, "history profile"),
+          new Suite(ChangesTck.class, "change feed"),
+          contract(ContractRecordTck.class, "§1 the record"),
+          contract(ContractScopeTck.class, "§2 scope and identity"),
+          contract(ContractOperationsTck.class, "§3 operations"),
+          contract(ContractDiscoveryTck.class, "§4 discovery"),
+          contract(ContractErrorsTck.class, "§5 errors"));
+
+  /** The classes the launcher runs, against the target. */
+  private static final List<Class<?>> RUN =
+      List.of(
+          Core.class,
+          Collaboration.class,
+          Code.class,
+          History.class,
+          Changes.class,
+          Contract.class);
+
+  private static Suite contract(Class<?> section, String title) {
+    return new Suite(section, "contract " + title + " (this project's further rules)");
+  }
 
   @Override
   public synchronized Verdict run(SgmClient client, Path junit, PrintWriter out) {
@@ -104,7 +123,7 @@ public final class KitRunner implements ConformanceKit {
     List<Outcome> outcomes = new ArrayList<>();
     LauncherDiscoveryRequest request =
         LauncherDiscoveryRequestBuilder.request()
-            .selectors(SUITES.stream().map(suite -> selectClass(suite.type())).toList())
+            .selectors(RUN.stream().map(type -> selectClass(type)).toList())
             .build();
     Launcher launcher = LauncherFactory.create();
     List<TestExecutionListener> listeners = new ArrayList<>();
@@ -166,7 +185,7 @@ public final class KitRunner implements ConformanceKit {
           counts[1] > 0
               ? "NOT CONFORMING"
               : counts[0] == 0 ? "not run (not advertised)" : "conforming";
-      coreFailed |= suite.type() == Core.class && counts[1] > 0;
+      coreFailed |= suite.type() == CoreConformanceTck.class && counts[1] > 0;
       out.printf(
           "suite %s: %s (%d passed, %d failed, %d skipped)%n",
           suite.title(), verdict, counts[0], counts[1], counts[2]);
@@ -182,26 +201,26 @@ public final class KitRunner implements ConformanceKit {
   private static Outcome outcome(TestIdentifier id, String status, String reason) {
     String rule = "";
     String level = "";
-    if (id.getSource().orElse(null) instanceof MethodSource source) {
-      Optional<Requirement> requirement = requirement(source);
-      rule = requirement.map(Requirement::rule).orElse("");
-      level = requirement.map(r -> r.level().name()).orElse("");
-    }
     String suite = "";
     if (id.getSource().orElse(null) instanceof MethodSource source) {
-      suite = source.getClassName();
+      Optional<Method> method = declared(source);
+      Optional<Requirement> requirement = method.map(m -> m.getAnnotation(Requirement.class));
+      rule = requirement.map(Requirement::rule).orElse("");
+      level = requirement.map(r -> r.level().name()).orElse("");
+      suite = method.map(m -> m.getDeclaringClass().getName()).orElse(source.getClassName());
     }
     return new Outcome(
         suite, status, level, rule, id.getDisplayName(), reason == null ? "" : reason);
   }
 
-  private static Optional<Requirement> requirement(MethodSource source) {
+  /** The test's method, found in the class that declares it: the suite it belongs to. */
+  private static Optional<Method> declared(MethodSource source) {
     try {
       Class<?> type = Class.forName(source.getClassName(), false, KitRunner.class.getClassLoader());
       for (Class<?> c = type; c != null; c = c.getSuperclass()) {
         for (Method method : c.getDeclaredMethods()) {
           if (method.getName().equals(source.getMethodName())) {
-            return Optional.ofNullable(method.getAnnotation(Requirement.class));
+            return Optional.of(method);
           }
         }
       }

@@ -88,7 +88,7 @@ final class Code implements Callable<Integer> {
     private static final int INLINE_LIMIT = 256 * 1024;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-    @Mixin Sgm.Connection connection;
+    @Mixin Connection connection;
     @Mixin Target target;
 
     @Parameters(
@@ -176,7 +176,7 @@ final class Code implements Callable<Integer> {
                     + stats.path("added").asInt()
                     + " -"
                     + stats.path("removed").asInt());
-        Sgm.print(spec, stored);
+        JsonIo.print(spec, stored);
       }
       return ExitCodes.OK;
     }
@@ -194,7 +194,7 @@ final class Code implements Callable<Integer> {
       })
   static final class ImportSymbols implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-    @Mixin Sgm.Connection connection;
+    @Mixin Connection connection;
     @Mixin Target target;
 
     @Parameters(

@@ -25,7 +25,7 @@ import picocli.CommandLine.Option;
         "Serve MCP over stdio for a coding agent: sgm mcp --project myproject --agent claude-code")
 final class Mcp implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-  @Mixin Sgm.Connection connection;
+  @Mixin Connection connection;
 
   @Option(names = "--project", description = "The default project scope of the agent's records.")
   String project;

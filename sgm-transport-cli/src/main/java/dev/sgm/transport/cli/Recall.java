@@ -22,7 +22,7 @@ import picocli.CommandLine.Parameters;
     description = "Ask the memory in plain words; the records that answer best come first.")
 final class Recall implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-  @Mixin Sgm.Connection connection;
+  @Mixin Connection connection;
 
   @Parameters(index = "0", paramLabel = "QUESTION", description = "A question or keywords.")
   String question;
@@ -74,7 +74,7 @@ final class Recall implements Callable<Integer> {
       result = backend.call("retrieve", request);
     }
     if (json || System.console() == null) {
-      Sgm.print(spec, result);
+      JsonIo.print(spec, result);
     } else {
       Table.print(spec.commandLine().getOut(), result);
     }

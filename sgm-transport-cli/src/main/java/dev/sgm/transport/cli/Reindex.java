@@ -19,11 +19,11 @@ import picocli.CommandLine.Mixin;
     description = "Rebuild the search index from the stored records (with progress).")
 final class Reindex implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-  @Mixin Sgm.Connection connection;
+  @Mixin Connection connection;
 
   @Override
   public Integer call() {
-    if (connection.remote != null) {
+    if (connection.remote() != null) {
       throw SgmException.invalidRequest(
           "--remote", "reindex works on a data directory; run it where the data is");
     }

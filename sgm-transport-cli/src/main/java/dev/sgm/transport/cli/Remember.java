@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
     name = "remember",
     mixinStandardHelpOptions = true,
     description = "Store a note (or another type) with just its text; the id is generated.")
-final class Remember extends Sgm.OperationCommand {
+final class Remember extends OperationCommand {
   @Parameters(index = "0", paramLabel = "TEXT", description = "What to remember.")
   String text;
 

@@ -21,11 +21,11 @@ final class Serve implements Callable<Integer> {
   static final int SERVED = -1;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-  @Mixin Sgm.Connection connection;
+  @Mixin Connection connection;
 
   @Override
   public Integer call() throws Exception {
-    if (connection.remote != null) {
+    if (connection.remote() != null) {
       throw SgmException.invalidRequest("--remote", "serve runs a server; it cannot use --remote");
     }
     long started = System.nanoTime();

@@ -42,8 +42,8 @@ final class Token implements Callable<Integer> {
     return ExitCodes.OK;
   }
 
-  private static SgmRuntime open(Sgm.Connection connection) {
-    if (connection.remote != null) {
+  private static SgmRuntime open(Connection connection) {
+    if (connection.remote() != null) {
       throw SgmException.invalidRequest(
           "--remote", "tokens are managed where the data is; run this on the data directory");
     }
@@ -55,7 +55,7 @@ final class Token implements Callable<Integer> {
     private static final Pattern DURATION = Pattern.compile("(\\d{1,6})([dhm])");
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-    @Mixin Sgm.Connection connection;
+    @Mixin Connection connection;
 
     @Option(names = "--principal", required = true, description = "Who the token stands for.")
     String principal;
@@ -126,14 +126,14 @@ final class Token implements Callable<Integer> {
       description = "List tokens (no secrets).")
   static final class ListTokens implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-    @Mixin Sgm.Connection connection;
+    @Mixin Connection connection;
 
     @Override
     public Integer call() {
       try (SgmRuntime sgm = open(connection)) {
         ArrayNode list = Json.array();
         sgm.tokens().list().forEach(list::add);
-        Sgm.print(spec, list);
+        JsonIo.print(spec, list);
       }
       return ExitCodes.OK;
     }
@@ -142,7 +142,7 @@ final class Token implements Callable<Integer> {
   @Command(name = "revoke", mixinStandardHelpOptions = true, description = "Revoke a token by id.")
   static final class Revoke implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-    @Mixin Sgm.Connection connection;
+    @Mixin Connection connection;
 
     @Parameters(paramLabel = "ID", description = "The token's id, as 'sgm token list' shows it.")
     String id;

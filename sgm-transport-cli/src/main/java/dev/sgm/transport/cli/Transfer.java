@@ -67,7 +67,7 @@ final class Transfer {
       description = "Write a scope's records as JSON Lines (to standard output or --out).")
   static final class Export implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-    @Mixin Sgm.Connection connection;
+    @Mixin Connection connection;
 
     @Option(
         names = "--scope",
@@ -87,7 +87,7 @@ final class Transfer {
     @Override
     public Integer call() throws IOException {
       ObjectNode query = Json.object();
-      query.set("scope", Sgm.scope(scope, "--scope"));
+      query.set("scope", JsonIo.scope(scope, "--scope"));
       if (descendants) {
         query.put("scope_mode", "descendants");
       }
@@ -139,7 +139,7 @@ final class Transfer {
       })
   static final class Import implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-    @Mixin Sgm.Connection connection;
+    @Mixin Connection connection;
 
     @Parameters(
         index = "0",

@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
     description = "Print what changes in a scope as it commits (Ctrl-C stops).")
 final class Watch implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-  @Mixin Sgm.Connection connection;
+  @Mixin Connection connection;
 
   @Option(
       names = "--scope",

@@ -341,11 +341,15 @@ class AccessMatrixTest {
       commandLine.setOut(new PrintWriter(out));
       commandLine.setErr(new PrintWriter(err));
       int code =
-          commandLine.execute(
-              Sgm.normalise(
-                  new String[] {
-                    "call", operation, Json.write(request), "--remote", url, "--token", token
-                  }));
+          Sgm.execute(
+              commandLine,
+              "call",
+              operation,
+              Json.write(request),
+              "--remote",
+              url,
+              "--token",
+              token);
       if (code != 0) {
         ErrorCode error =
             code == 8 ? ErrorCode.FORBIDDEN : code == 3 ? ErrorCode.NOT_FOUND : ErrorCode.INTERNAL;

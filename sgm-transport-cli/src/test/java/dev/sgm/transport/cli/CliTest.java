@@ -42,7 +42,7 @@ class CliTest {
     StringWriter err = new StringWriter();
     commandLine.setOut(new PrintWriter(out));
     commandLine.setErr(new PrintWriter(err));
-    int code = commandLine.execute(Sgm.normalise(args));
+    int code = Sgm.execute(commandLine, args);
     return new Run(code, out.toString().trim(), err.toString().trim());
   }
 
@@ -152,6 +152,32 @@ class CliTest {
     Run viaCall =
         sgm("call", "history.versions", "{\"scope\":{\"project\":\"cli\"},\"id\":\"n2\"}");
     assertEquals(versions.json(), viaCall.json());
+  }
+
+  @Test
+  void theSharedOptionsGoBeforeOrAfterTheCommand() {
+    String data = dir.resolve("data").toString();
+    String address = "{\"scope\":{\"project\":\"cli\"},\"id\":\"n1\"}";
+    Run before = sgmRaw("--data", data, "store", NOTE);
+    assertEquals(0, before.code(), before.err());
+    Run after = sgmRaw("read", "--scope", "project=cli", "--id", "n1", "--data", data);
+    assertEquals(
+        "The build uses Maven.", after.json().path("record").path("content").asText(), after.err());
+    Run nested = sgmRaw("--data", data, "token", "list");
+    assertEquals(0, nested.code(), nested.err());
+    // An operation by its wire name after shared options, one of them with a dotted value.
+    Run versions =
+        sgmRaw("-D", "profiles.disabled=code", "--data=" + data, "history.versions", address);
+    assertEquals(0, versions.code(), versions.err());
+    assertEquals(1, versions.json().path("versions").size(), versions.out());
+    assertOneLineError(
+        sgmRaw("-Dprofiles.disabled=history", "--data", data, "history.versions", address),
+        6,
+        "sgm: unsupported_capability: ");
+    assertOneLineError(
+        sgmRaw("--data", data, "history.versions", address, "-D", "profiles.disabled=history"),
+        6,
+        "sgm: unsupported_capability: ");
   }
 
   @Test

@@ -31,7 +31,7 @@ class CodeCommandTest {
     StringWriter err = new StringWriter();
     commandLine.setOut(new PrintWriter(out));
     commandLine.setErr(new PrintWriter(err));
-    int code = commandLine.execute(Sgm.normalise(all.toArray(String[]::new)));
+    int code = Sgm.execute(commandLine, all.toArray(String[]::new));
     return new Run(code, out.toString().trim(), err.toString().trim());
   }
 
