@@ -28,6 +28,11 @@ final class Connection {
     return shared().remote;
   }
 
+  /** Whether {@code --memory} asked for a throw-away in-memory store. */
+  boolean memory() {
+    return shared().memory;
+  }
+
   Config config() {
     Sgm shared = shared();
     Map<String, String> options = new HashMap<>(shared.settings);

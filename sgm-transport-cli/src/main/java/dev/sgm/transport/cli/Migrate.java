@@ -22,15 +22,15 @@ import picocli.CommandLine.Mixin;
             + " -D storage=postgres -D storage.postgres.url=jdbc:postgresql://db:5432/sgm.")
 final class Migrate implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-  @Mixin Sgm.Connection connection;
+  @Mixin Connection connection;
 
   @Override
   public Integer call() {
-    if (connection.remote != null) {
+    if (connection.remote() != null) {
       throw SgmException.invalidRequest(
           "--remote", "migrate works on the storage itself; run it with the storage's settings");
     }
-    if (connection.memory) {
+    if (connection.memory()) {
       throw SgmException.invalidRequest("--memory", "an in-memory store has nothing to migrate");
     }
     long started = System.nanoTime();

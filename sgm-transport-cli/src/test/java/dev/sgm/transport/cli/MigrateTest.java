@@ -26,7 +26,7 @@ class MigrateTest {
     StringWriter err = new StringWriter();
     commandLine.setOut(new PrintWriter(out));
     commandLine.setErr(new PrintWriter(err));
-    int code = commandLine.execute(Sgm.normalise(args));
+    int code = Sgm.execute(commandLine, args);
     return new Run(code, out.toString().trim(), err.toString().trim());
   }
 
