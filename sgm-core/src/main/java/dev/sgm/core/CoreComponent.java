@@ -25,6 +25,8 @@ interface CoreComponent {
 
   ChangeNotifier notifier();
 
+  AuditTrail audit();
+
   /** Creates the graph for one runtime. */
   @Component.Factory
   interface Factory {

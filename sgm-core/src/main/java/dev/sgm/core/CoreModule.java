@@ -274,7 +274,8 @@ final class CoreModule {
       ActivePlugins plugins,
       Clock clock,
       DiscoveryDocument discovery,
-      AccessTokens tokens) {
+      AccessTokens tokens,
+      AuditTrail audit) {
     return new Engine(
         storage,
         storageName(config),
@@ -286,7 +287,15 @@ final class CoreModule {
         plugins,
         clock,
         discovery,
-        tokens);
+        tokens,
+        audit);
+  }
+
+  /** Where the audit lines go ({@code audit.file}, else the {@code dev.sgm.audit} logger). */
+  @Provides
+  @Singleton
+  static AuditTrail audit(Config config) {
+    return new AuditTrail(config);
   }
 
   /** The access tokens, kept by the storage when it keeps them. */

@@ -84,6 +84,7 @@ final class Engine implements SgmService {
   private final AccessTokens tokens;
   private final String storageName;
   private final ScopeCensus census;
+  private final AuditTrail audit;
 
   Engine(
       Storage storage,
@@ -96,8 +97,10 @@ final class Engine implements SgmService {
       ActivePlugins plugins,
       Clock clock,
       DiscoveryDocument discovery,
-      AccessTokens tokens) {
+      AccessTokens tokens,
+      AuditTrail audit) {
     this.tokens = tokens;
+    this.audit = audit;
     this.storage = storage;
     this.storageName = storageName;
     this.census = new ScopeCensus(storage);
@@ -802,9 +805,6 @@ final class Engine implements SgmService {
     return storage.getContent(hash);
   }
 
-  /** One line per operation while authentication is on: who did what where, and the outcome. */
-  private static final System.Logger AUDIT = System.getLogger("dev.sgm.audit");
-
   @Override
   public JsonNode invoke(Caller caller, String operation, JsonNode request) {
     if (!tokens.enabled()) {
@@ -824,8 +824,11 @@ final class Engine implements SgmService {
     }
   }
 
-  /** The audit line: never content, never a token; the scope and id as the request named them. */
-  private static void audit(Caller caller, String operation, JsonNode request, String outcome) {
+  /**
+   * The audit line, one per operation while authentication is on: when, who did what where, and the
+   * outcome; never content, never a token; the scope and id as the request named them.
+   */
+  private void audit(Caller caller, String operation, JsonNode request, String outcome) {
     JsonNode target =
         request == null
             ? Json.object()
@@ -841,13 +844,14 @@ final class Engine implements SgmService {
     }
     String id = target.path("id").isTextual() ? target.get("id").textValue() : "-";
     ObjectNode line = Json.object();
+    line.put("at", Timestamps.format(clock.instant()));
     line.put("principal", caller.principal().orElse("owner"));
     line.put("origin", caller.origin());
     line.put("operation", operation);
     line.put("scope", scope);
     line.put("id", id.length() > 256 ? id.substring(0, 256) : id);
     line.put("outcome", outcome);
-    AUDIT.log(System.Logger.Level.INFO, Json.write(line));
+    audit.record(Json.write(line));
   }
 
   private JsonNode run(Caller caller, String operation, JsonNode request) {

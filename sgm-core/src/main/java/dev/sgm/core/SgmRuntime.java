@@ -153,6 +153,7 @@ public final class SgmRuntime implements AutoCloseable {
     graph.plugins().profiles().forEach(dev.sgm.api.spi.Profile::close);
     graph.notifier().close();
     graph.feed().close();
+    graph.audit().close();
     SearchFollower search = graph.search();
     search.close();
     if (search.embedder() != null) {
