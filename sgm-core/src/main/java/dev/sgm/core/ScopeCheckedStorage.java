@@ -141,6 +141,26 @@ final class ScopeCheckedStorage implements Storage {
   }
 
   @Override
+  public List<StoredRecord> scanRows(long afterRowKey, int limit) {
+    return storage.scanRows(afterRowKey, limit);
+  }
+
+  @Override
+  public List<dev.sgm.api.spi.VersionEntry> versionsAfter(long afterSeq, int limit) {
+    return storage.versionsAfter(afterSeq, limit);
+  }
+
+  @Override
+  public List<dev.sgm.api.spi.SnapshotEntry> allSnapshots() {
+    return storage.allSnapshots();
+  }
+
+  @Override
+  public List<String> contentHashesAfter(String afterHash, int limit) {
+    return storage.contentHashesAfter(afterHash, limit);
+  }
+
+  @Override
   public long countLive() {
     return storage.countLive();
   }

@@ -96,6 +96,27 @@ public final class SgmRuntime implements AutoCloseable {
     graph.search().reindex(progress);
   }
 
+  /**
+   * Writes the whole memory (every scope's rows, hidden ones too, the version log, snapshots and
+   * content) to {@code out} as an archive ({@link MemoryArchive}); progress counts lines written
+   * (the total is unknown: -1).
+   */
+  public MemoryArchive.Counts exportArchive(java.io.Writer out, Progress progress)
+      throws java.io.IOException {
+    return new MemoryArchive(graph.storage(), new RecordIndexer()).export(out, progress);
+  }
+
+  /**
+   * Copies an archive written by {@link #exportArchive} into this runtime's storage, which must be
+   * empty: afterwards it holds the same rows, versions, snapshots and content. {@code totalLines}
+   * (the archive's lines after its header) is for progress.
+   */
+  public MemoryArchive.Counts importArchive(
+      java.io.BufferedReader in, long totalLines, Progress progress) throws java.io.IOException {
+    return new MemoryArchive(graph.storage(), new RecordIndexer())
+        .importInto(in, totalLines, progress);
+  }
+
   /** Creates and starts every enabled transport; returns them in start order. */
   public synchronized List<Transport> startTransports() throws Exception {
     start(graph.plugins().transports(), config, this::service, started);

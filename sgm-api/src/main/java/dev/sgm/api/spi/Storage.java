@@ -73,6 +73,41 @@ public interface Storage extends AutoCloseable {
   /** How many live rows there are. */
   long countLive();
 
+  /**
+   * Every row, hidden (deleted) ones included, in row-key order after {@code afterRowKey}, at most
+   * {@code limit}: for an export that copies the memory exactly. A storage that cannot list its
+   * rows answers {@code unsupported_capability}.
+   */
+  default List<StoredRecord> scanRows(long afterRowKey, int limit) {
+    throw notExportable();
+  }
+
+  /**
+   * The version log of every record, in write-sequence order, entries with a sequence above {@code
+   * afterSeq}, at most {@code limit}: for an export, which replays them in this order.
+   */
+  default List<VersionEntry> versionsAfter(long afterSeq, int limit) {
+    throw notExportable();
+  }
+
+  /** Every snapshot of every scope, in write-sequence order: for an export. */
+  default List<SnapshotEntry> allSnapshots() {
+    throw notExportable();
+  }
+
+  /**
+   * The hashes of the content kept, in ascending order after {@code afterHash} ({@code ""} for the
+   * first page), at most {@code limit}: for an export.
+   */
+  default List<String> contentHashesAfter(String afterHash, int limit) {
+    throw notExportable();
+  }
+
+  private static dev.sgm.api.SgmException notExportable() {
+    return new dev.sgm.api.SgmException(
+        dev.sgm.api.ErrorCode.UNSUPPORTED_CAPABILITY, "this storage cannot list all it keeps");
+  }
+
   /** Runs {@code listener} after each commit that wrote something; it must return quickly. */
   void onCommit(Runnable listener);
 

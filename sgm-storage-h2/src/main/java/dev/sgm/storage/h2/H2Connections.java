@@ -26,6 +26,11 @@ final class H2Connections implements AutoCloseable {
   private final Semaphore permits;
   private volatile boolean closed;
 
+  /**
+   * The connection that forces the store to the disk; one sync runs at a time ({@link GroupSync}).
+   */
+  private Connection syncing;
+
   H2Connections(String url, int max) {
     this.url = url;
     credentials.setProperty("user", "sgm");
@@ -86,6 +91,19 @@ final class H2Connections implements AutoCloseable {
     return new Lease(connection);
   }
 
+  /**
+   * Forces everything the store has written to the disk ({@code CHECKPOINT SYNC}, which ends in
+   * {@code FileChannel.force}). Called by one thread at a time.
+   */
+  void sync() throws SQLException {
+    if (syncing == null || syncing.isClosed()) {
+      syncing = driver.connect(url, credentials);
+    }
+    try (java.sql.Statement s = syncing.createStatement()) {
+      s.execute("CHECKPOINT SYNC");
+    }
+  }
+
   private void release(Connection connection) {
     try {
       boolean reusable = !closed && !connection.isClosed();
@@ -112,6 +130,13 @@ final class H2Connections implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    if (syncing != null) {
+      try {
+        syncing.close();
+      } catch (SQLException ignored) {
+        // Closing at shutdown: nothing to do about it.
+      }
+    }
     for (Connection c = idle.poll(); c != null; c = idle.poll()) {
       statements.remove(c);
       try {

@@ -38,7 +38,9 @@ import java.util.function.Function;
 /**
  * The embedded H2 store. Every unit of work is one JDBC transaction; commits are written through
  * before they return ({@code WRITE_DELAY=0}), so an acknowledged store survives the process being
- * killed. Scopes are indexed by their pairs, so descendants are found without scanning records.
+ * killed; with {@code fsync} they are also forced to the disk, one sync shared by every commit
+ * waiting ({@link GroupSync}), so it survives the machine losing power. Scopes are indexed by their
+ * pairs, so descendants are found without scanning records.
  *
  * <p>A transaction's writes get their sequence numbers as it is about to commit ({@link
  * CommitSequence}), and its change-log and version-log entries are written then: so the sequence is
@@ -68,10 +70,17 @@ final class H2Storage implements Storage {
   private final Set<String> indexedScopes = ConcurrentHashMap.newKeySet();
   private final List<Runnable> commitListeners = new CopyOnWriteArrayList<>();
 
-  H2Storage(String url, String description) {
+  /**
+   * Forces commits to the disk before they are acknowledged; null when the OS having them is
+   * enough.
+   */
+  private final GroupSync sync;
+
+  H2Storage(String url, String description, boolean fsync) {
     this.description = description;
     this.connections = new H2Connections(url, 32);
-    this.tokens = new H2Tokens(connections);
+    this.sync = fsync ? new GroupSync(connections::sync) : null;
+    this.tokens = new H2Tokens(connections, this::awaitDurable);
     try {
       try (H2Connections.Lease lease = connections.lease()) {
         H2Schema.migrate(lease.connection());
@@ -184,6 +193,7 @@ final class H2Storage implements Storage {
           }
           connection.commit();
           connection.setAutoCommit(true);
+          awaitDurable();
           indexedScopes.addAll(tx.newScopes);
           if (range != null) {
             sequence.settle(range);
@@ -215,6 +225,23 @@ final class H2Storage implements Storage {
       }
       backOff(attempt);
     }
+  }
+
+  /** Returns once what this thread committed is as durable as the store promises. */
+  private void awaitDurable() {
+    if (sync == null) {
+      return;
+    }
+    try {
+      sync.awaitDurable();
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  /** Syncs made so far ({@code fsync} only): for tests. */
+  long syncs() {
+    return sync == null ? 0 : sync.syncs();
   }
 
   private static void backOff(int attempt) {
@@ -955,6 +982,77 @@ final class H2Storage implements Storage {
       throw storageError(e);
     }
     return rows;
+  }
+
+  @Override
+  public List<StoredRecord> scanRows(long afterRowKey, int limit) {
+    List<StoredRecord> rows = new ArrayList<>();
+    try (H2Connections.Lease lease = connections.lease();
+        PreparedStatement ps =
+            lease
+                .connection()
+                .prepareStatement(ROW_COLUMNS + " WHERE pk > ? ORDER BY pk LIMIT ?")) {
+      ps.setLong(1, afterRowKey);
+      ps.setInt(2, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          rows.add(row(rs, 1));
+        }
+      }
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+    return rows;
+  }
+
+  @Override
+  public List<VersionEntry> versionsAfter(long afterSeq, int limit) {
+    try (H2Connections.Lease lease = connections.lease();
+        PreparedStatement ps =
+            lease
+                .connection()
+                .prepareStatement(VERSION_COLUMNS + " WHERE seq > ? ORDER BY seq LIMIT ?")) {
+      ps.setLong(1, afterSeq);
+      ps.setInt(2, limit);
+      return readVersions(ps);
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  @Override
+  public List<SnapshotEntry> allSnapshots() {
+    try (H2Connections.Lease lease = connections.lease();
+        PreparedStatement ps =
+            lease
+                .connection()
+                .prepareStatement(SNAPSHOT_COLUMNS + " ORDER BY seq, scope_key, name")) {
+      return readSnapshots(ps);
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  @Override
+  public List<String> contentHashesAfter(String afterHash, int limit) {
+    List<String> hashes = new ArrayList<>();
+    try (H2Connections.Lease lease = connections.lease();
+        PreparedStatement ps =
+            lease
+                .connection()
+                .prepareStatement(
+                    "SELECT hash FROM contents WHERE hash > ? ORDER BY hash LIMIT ?")) {
+      ps.setString(1, afterHash);
+      ps.setInt(2, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          hashes.add(rs.getString(1));
+        }
+      }
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+    return hashes;
   }
 
   @Override

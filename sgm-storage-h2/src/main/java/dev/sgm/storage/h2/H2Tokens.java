@@ -21,8 +21,12 @@ final class H2Tokens implements TokenStore {
 
   private final H2Connections connections;
 
-  H2Tokens(H2Connections connections) {
+  /** Makes a committed change as durable as the store promises before it is acknowledged. */
+  private final Runnable awaitDurable;
+
+  H2Tokens(H2Connections connections, Runnable awaitDurable) {
     this.connections = connections;
+    this.awaitDurable = awaitDurable;
   }
 
   @Override
@@ -47,6 +51,7 @@ final class H2Tokens implements TokenStore {
     } catch (SQLException e) {
       throw failure(e);
     }
+    awaitDurable.run();
   }
 
   @Override
@@ -95,7 +100,9 @@ final class H2Tokens implements TokenStore {
                     "UPDATE access_tokens SET revoked_us = ? WHERE id = ? AND revoked_us IS NULL")) {
       ps.setLong(1, Timestamps.toMicros(at));
       ps.setString(2, id);
-      return ps.executeUpdate() == 1;
+      boolean revoked = ps.executeUpdate() == 1;
+      awaitDurable.run();
+      return revoked;
     } catch (SQLException e) {
       throw failure(e);
     }

@@ -1000,6 +1000,68 @@ final class PostgresStorage implements Storage {
   }
 
   @Override
+  public List<StoredRecord> scanRows(long afterRowKey, int limit) {
+    List<StoredRecord> rows = new ArrayList<>();
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(ROW_COLUMNS + " WHERE pk > ? ORDER BY pk LIMIT ?")) {
+      ps.setLong(1, afterRowKey);
+      ps.setInt(2, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          rows.add(row(rs, 1));
+        }
+      }
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+    return rows;
+  }
+
+  @Override
+  public List<VersionEntry> versionsAfter(long afterSeq, int limit) {
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(VERSION_COLUMNS + " WHERE seq > ? ORDER BY seq LIMIT ?")) {
+      ps.setLong(1, afterSeq);
+      ps.setInt(2, limit);
+      return readVersions(ps);
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  @Override
+  public List<SnapshotEntry> allSnapshots() {
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(SNAPSHOT_COLUMNS + " ORDER BY seq, scope_key, name")) {
+      return readSnapshots(ps);
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  @Override
+  public List<String> contentHashesAfter(String afterHash, int limit) {
+    List<String> hashes = new ArrayList<>();
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT hash FROM contents WHERE hash > ? ORDER BY hash LIMIT ?")) {
+      ps.setString(1, afterHash);
+      ps.setInt(2, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          hashes.add(rs.getString(1));
+        }
+      }
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+    return hashes;
+  }
+
+  @Override
   public long countLive() {
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement();

@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmException;
 import dev.sgm.core.CoreOperations;
+import dev.sgm.core.MemoryArchive;
+import dev.sgm.core.SgmRuntime;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -25,15 +27,25 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** Export and import of a scope's memory as JSON Lines, one record per line. */
+/**
+ * Export and import as JSON Lines: a scope's records, one a line (format 1, through any backend),
+ * or with {@code --all} the whole memory exactly as stored (format 2, {@link MemoryArchive}: every
+ * scope, hidden rows, the version log, snapshots and content), which {@code import} recognises by
+ * its header and copies into an empty storage.
+ */
 final class Transfer {
   private Transfer() {}
 
-  /** A progress bar on standard error, drawn only when it is a terminal. */
+  /**
+   * A progress bar on standard error, drawn only when it is a terminal; a negative total draws a
+   * count instead. One made {@link #alsoWhenPiped} prints a line every few seconds when standard
+   * error is not a terminal, for long copies run from scripts.
+   */
   static final class Progress {
     private final PrintWriter err;
     private final String label;
     private final boolean visible = System.console() != null;
+    private boolean piped;
     private long lastDrawn;
 
     Progress(PrintWriter err, String label) {
@@ -41,12 +53,31 @@ final class Transfer {
       this.label = label;
     }
 
+    Progress alsoWhenPiped() {
+      piped = !visible;
+      lastDrawn = System.nanoTime();
+      return this;
+    }
+
     void update(long done, long total) {
       long now = System.nanoTime();
-      if (!visible || (now - lastDrawn < 100_000_000L && done < total)) {
+      if (piped) {
+        if (now - lastDrawn >= 5_000_000_000L) {
+          lastDrawn = now;
+          err.println(label + ": " + done + (total >= 0 ? "/" + total : "") + " lines");
+          err.flush();
+        }
+        return;
+      }
+      if (!visible || (now - lastDrawn < 100_000_000L && (total < 0 || done < total))) {
         return;
       }
       lastDrawn = now;
+      if (total < 0) {
+        err.printf("\r%s %d lines", label, done);
+        err.flush();
+        return;
+      }
       int width = 30;
       int filled = total <= 0 ? 0 : (int) Math.min(width, width * done / total);
       err.printf(
@@ -64,10 +95,21 @@ final class Transfer {
   @Command(
       name = "export",
       mixinStandardHelpOptions = true,
-      description = "Write a scope's records as JSON Lines (to standard output or --out).")
+      description = {
+        "Write a scope's records as JSON Lines (to standard output or --out).",
+        "With --all, the whole memory exactly as stored: every scope, deleted records, every"
+            + " version, snapshots and content, for `sgm import` into another storage."
+      })
   static final class Export implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @Mixin Connection connection;
+
+    @Option(
+        names = "--all",
+        description =
+            "Everything the data directory's storage keeps, exactly (an archive; not with"
+                + " --scope or --remote).")
+    boolean all;
 
     @Option(
         names = "--scope",
@@ -86,6 +128,9 @@ final class Transfer {
 
     @Override
     public Integer call() throws IOException {
+      if (all) {
+        return exportAll();
+      }
       ObjectNode query = Json.object();
       query.set("scope", JsonIo.scope(scope, "--scope"));
       if (descendants) {
@@ -127,6 +172,45 @@ final class Transfer {
       }
       return ExitCodes.OK;
     }
+
+    private int exportAll() throws IOException {
+      if (connection.remote != null || !scope.isEmpty() || descendants) {
+        throw SgmException.invalidRequest(
+            "--all",
+            "copies a storage this process opens itself: without --remote, --scope or"
+                + " --descendants");
+      }
+      PrintWriter err = spec.commandLine().getErr();
+      Path partial = out == null ? null : out.resolveSibling(out.getFileName() + ".partial");
+      Progress progress = new Progress(err, "export").alsoWhenPiped();
+      MemoryArchive.Counts counts;
+      try (SgmRuntime sgm = SgmRuntime.open(connection.config());
+          Writer writer =
+              partial == null
+                  ? new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8))
+                  : Files.newBufferedWriter(partial, StandardCharsets.UTF_8)) {
+        counts = sgm.exportArchive(writer, progress::update);
+        writer.flush();
+      }
+      progress.finish();
+      if (partial != null) {
+        Files.move(
+            partial, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      }
+      err.println("exported " + describe(counts) + (out == null ? "" : " to " + out));
+      return ExitCodes.OK;
+    }
+  }
+
+  static String describe(MemoryArchive.Counts counts) {
+    return counts.rows()
+        + " records, "
+        + counts.versions()
+        + " versions, "
+        + counts.snapshots()
+        + " snapshots and "
+        + counts.contents()
+        + " contents";
   }
 
   @Command(
@@ -135,7 +219,9 @@ final class Transfer {
       description = {
         "Store the records of a JSON Lines file, in atomic batches.",
         "An interrupted import resumes where it stopped when run again; records already stored are"
-            + " recognised and not duplicated."
+            + " recognised and not duplicated.",
+        "A file written by `export --all` is copied exactly (versions, times, deleted records,"
+            + " snapshots, content) into the storage this process opens, which must be empty."
       })
   static final class Import implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -158,6 +244,13 @@ final class Transfer {
       Backend.checkBatchSize(batchSize);
       if (!Files.isRegularFile(file)) {
         throw SgmException.invalidRequest("FILE", file + " is not a file");
+      }
+      String first;
+      try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        first = reader.readLine();
+      }
+      if (first != null && MemoryArchive.isArchive(first)) {
+        return importAll();
       }
       long total;
       try (var lines = Files.lines(file, StandardCharsets.UTF_8)) {
@@ -204,6 +297,30 @@ final class Transfer {
       progress.finish();
       Files.deleteIfExists(state);
       err.println("imported " + done + " records from " + file);
+      return ExitCodes.OK;
+    }
+
+    private int importAll() throws IOException {
+      if (connection.remote != null) {
+        throw SgmException.invalidRequest(
+            "--remote",
+            "an archive is copied into a storage this process opens itself (-D storage=..."
+                + " or --data), not through a server");
+      }
+      long total;
+      try (var lines = Files.lines(file, StandardCharsets.UTF_8)) {
+        total = lines.filter(l -> !l.isBlank()).count() - 1;
+      }
+      PrintWriter err = spec.commandLine().getErr();
+      Progress progress = new Progress(err, "import").alsoWhenPiped();
+      MemoryArchive.Counts counts;
+      try (SgmRuntime sgm = SgmRuntime.open(connection.config());
+          BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        err.println("importing into " + sgm.storageDescription());
+        counts = sgm.importArchive(reader, total, progress::update);
+      }
+      progress.finish();
+      err.println("imported " + describe(counts) + " from " + file);
       return ExitCodes.OK;
     }
 

@@ -1,0 +1,558 @@
+package dev.sgm.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.BatchStoreRequest;
+import dev.sgm.api.Caller;
+import dev.sgm.api.Json;
+import dev.sgm.api.spi.EmbedderProvider;
+import dev.sgm.core.ConfigLoader;
+import dev.sgm.core.SgmRuntime;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The server on PostgreSQL, against a throw-away cluster (started by {@code
+ * ./sgm-benchmarks/run-postgres}):
+ *
+ * <ul>
+ *   <li>{@code identity}: store and read by identity at 1 and 16 callers, the engine on PostgreSQL
+ *       against raw JDBC writing the same rows and index entries (record, tag, write-sequence
+ *       counter, change-log and version-log rows, in one transaction) on the same server with the
+ *       same durability ({@code synchronous_commit} as the server has it). Target: at least 0.6x.
+ *   <li>{@code nodes}: store throughput at 32 callers through two nodes on one database (16 callers
+ *       each) against one node, with the machine's CPU use and the database server's share of it,
+ *       which say whether the database (or the machine) is the bottleneck. Target: at least 1.6x
+ *       where the database is not the bottleneck.
+ *   <li>{@code retrieve N}: retrieve p50 with N records seeded, on PostgreSQL and on the embedded
+ *       H2 store: a tag-filtered retrieve (answered by the storage's indexes) and a full-text one
+ *       (the node's search index, then the rows from storage). Target: within 2x of H2's.
+ * </ul>
+ *
+ * <p>Arguments: the cluster's JDBC URL (role {@code sgm}, password {@code sgm}), then the parts to
+ * run (default {@code identity nodes retrieve 100000}). {@code -Dsgm.bench.seconds} per measurement
+ * (default 5).
+ */
+public final class PostgresBenchmark {
+  private static final Caller CALLER = Caller.embedded();
+  private static final String USER = "sgm";
+  private static final String PASSWORD = "sgm";
+  private static final int PROJECTS = 10;
+  private static final int PER_PROJECT = 1000;
+
+  private PostgresBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    String url = args[0];
+    List<String> parts =
+        args.length > 1
+            ? List.of(args).subList(1, args.length)
+            : List.of("identity", "nodes", "retrieve", "100000");
+    int seconds = Integer.getInteger("sgm.bench.seconds", 5);
+    System.out.println("PostgreSQL at " + url + ": " + setting(url, "server_version"));
+    System.out.println(
+        "synchronous_commit = "
+            + setting(url, "synchronous_commit")
+            + ", fsync = "
+            + setting(url, "fsync")
+            + " (the same server and settings for every side); "
+            + Runtime.getRuntime().availableProcessors()
+            + " CPUs; "
+            + seconds
+            + " s a measurement");
+    for (int i = 0; i < parts.size(); i++) {
+      switch (parts.get(i)) {
+        case "identity" -> identity(url, seconds);
+        case "nodes" -> nodes(url, seconds);
+        case "retrieve" -> retrieve(url, Integer.parseInt(parts.get(++i).replace("_", "")));
+        default -> throw new IllegalArgumentException("unknown part " + parts.get(i));
+      }
+    }
+  }
+
+  private static String setting(String url, String name) throws SQLException {
+    try (Connection c = DriverManager.getConnection(url, USER, PASSWORD);
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SHOW " + name)) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
+  /** A new, empty database on the cluster; its URL. */
+  private static String newDatabase(String url, String name) throws SQLException {
+    try (Connection c = DriverManager.getConnection(url, USER, PASSWORD);
+        Statement s = c.createStatement()) {
+      s.execute("DROP DATABASE IF EXISTS " + name);
+      s.execute("CREATE DATABASE " + name);
+    }
+    return url.substring(0, url.lastIndexOf('/') + 1) + name;
+  }
+
+  private static SgmRuntime node(String databaseUrl, Path data) {
+    Map<String, String> options = new HashMap<>();
+    options.put("storage", "postgres");
+    options.put("storage.postgres.url", databaseUrl);
+    options.put("storage.postgres.user", USER);
+    options.put("storage.postgres.password", PASSWORD);
+    return open(options, data);
+  }
+
+  private static SgmRuntime open(Map<String, String> settings, Path data) {
+    Map<String, String> options = new HashMap<>(settings);
+    options.put(ConfigLoader.DATA_DIR, data.toString());
+    List<String> embedders =
+        ServiceLoader.load(EmbedderProvider.class).stream().map(p -> p.get().name()).toList();
+    if (!embedders.isEmpty()) {
+      // The figures are the storage's: no embedding work on either side.
+      options.put("embedders.disabled", String.join(",", embedders));
+    }
+    return SgmRuntime.open(ConfigLoader.load(options, Map.of()));
+  }
+
+  // ---- identity: the engine against raw JDBC -------------------------------------------------
+
+  private static void identity(String url, int seconds) throws Exception {
+    System.out.println();
+    System.out.println(
+        "store and read by identity: engine on PostgreSQL vs raw JDBC (same rows, same server)");
+    String engineDb = newDatabase(url, "bench_engine");
+    String rawDb = newDatabase(url, "bench_raw");
+    try (ScratchDirectory scratch = ScratchDirectory.create("sgm-pg-bench")) {
+      // The raw side gets the very schema the storage migrates to, indexes included.
+      try (SgmRuntime schemaOnly = node(rawDb, scratch.path().resolve("schema"))) {
+        schemaOnly.storageDescription();
+      }
+      try (SgmRuntime sgm = node(engineDb, scratch.path().resolve("engine"));
+          RawJdbc raw = new RawJdbc(rawDb)) {
+        Callers.preload(sgm, PROJECTS, PER_PROJECT);
+        raw.preload();
+        AtomicLong sequence = new AtomicLong();
+        System.out.printf(
+            Locale.ROOT,
+            "  %-24s %12s %12s %8s   %s%n",
+            "",
+            "engine /s",
+            "raw JDBC /s",
+            "ratio",
+            "p50 engine / raw");
+        for (String op : List.of("store", "read")) {
+          for (int callers : new int[] {1, 16}) {
+            Callers.Call engineCall =
+                op.equals("store")
+                    ? Callers.inProcessStore(sgm, "c" + callers)
+                    : Callers.inProcessRead(sgm, PROJECTS, PER_PROJECT);
+            Callers.Call rawCall = op.equals("store") ? raw::store : n -> raw.read(n);
+            Callers.Load engine = Callers.loadInProcess(engineCall, callers, seconds, sequence);
+            Callers.Load direct = Callers.loadInProcess(rawCall, callers, seconds, sequence);
+            System.out.printf(
+                Locale.ROOT,
+                "  %-24s %12.0f %12.0f %7.2fx   %.3f / %.3f ms  (target >= 0.6x)%n",
+                op + ", " + callers + " caller" + (callers == 1 ? "" : "s"),
+                engine.callsPerSecond(),
+                direct.callsPerSecond(),
+                engine.callsPerSecond() / direct.callsPerSecond(),
+                engine.p50Millis(),
+                direct.p50Millis());
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * What a store of a new record writes on PostgreSQL, with plain JDBC: in one transaction, the
+   * identity lookup with its row lock, the record row, its tag, the write-sequence counter, the
+   * row's sequence numbers, the change-log entry and the version-log entry (history is on in this
+   * benchmark's engine). A read is the lookup by (scope, id).
+   */
+  private static final class RawJdbc implements AutoCloseable {
+    private final String url;
+    private final List<Connection> opened = new ArrayList<>();
+    private final ThreadLocal<Connection> connection =
+        ThreadLocal.withInitial(
+            () -> {
+              try {
+                Connection c = DriverManager.getConnection(this.url(), USER, PASSWORD);
+                synchronized (opened) {
+                  opened.add(c);
+                }
+                return c;
+              } catch (SQLException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+
+    RawJdbc(String url) {
+      this.url = url;
+    }
+
+    private String url() {
+      return url;
+    }
+
+    void preload() throws SQLException {
+      Connection c = connection.get();
+      c.setAutoCommit(false);
+      for (int p = 0; p < PROJECTS; p++) {
+        for (int i = 0; i < PER_PROJECT; i++) {
+          insert(c, "project=p" + p, "r" + i, 0);
+        }
+        c.commit();
+      }
+      c.setAutoCommit(true);
+    }
+
+    void store(long n) {
+      try {
+        Connection c = connection.get();
+        c.setAutoCommit(false);
+        insert(c, "project=load", "raw-" + n, n);
+        c.commit();
+        c.setAutoCommit(true);
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    private static void insert(Connection c, String scopeKey, String id, long n)
+        throws SQLException {
+      long now = System.currentTimeMillis() * 1000;
+      String doc =
+          "{\"id\":\""
+              + id
+              + "\",\"type\":\"note\",\"scope\":{\"project\":\"load\"},"
+              + "\"content\":\"a record written under load\",\"tags\":[\"bench\"],"
+              + "\"provenance\":{\"agent\":\"bench\",\"created_at\":\"2026-01-01T00:00:00Z\","
+              + "\"origin\":\"embedded\"},\"created_at\":\"2026-01-01T00:00:00Z\","
+              + "\"schema_version\":\"0.1.0\",\"version\":1,\"updated_at\":\"2026-01-01T00:00:00Z\"}";
+      try (PreparedStatement find =
+          c.prepareStatement(
+              "SELECT type, version, created_us, updated_us, deleted, doc, pk, created_seq FROM"
+                  + " records WHERE scope_key = ? AND id = ? FOR UPDATE")) {
+        find.setString(1, scopeKey);
+        find.setString(2, id);
+        try (ResultSet rs = find.executeQuery()) {
+          rs.next();
+        }
+      }
+      long pk;
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "INSERT INTO records(scope_key, id, type, version, created_us, updated_us,"
+                  + " created_seq, seq, deleted, doc) VALUES (?, ?, 'note', 1, ?, ?, 0, 0, FALSE,"
+                  + " ?) RETURNING pk")) {
+        ps.setString(1, scopeKey);
+        ps.setString(2, id);
+        ps.setLong(3, now);
+        ps.setLong(4, now);
+        ps.setString(5, doc);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          pk = rs.getLong(1);
+        }
+      }
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "INSERT INTO record_tags(scope_key, tag, pk) VALUES (?, 'bench', ?)"
+                  + " ON CONFLICT DO NOTHING")) {
+        ps.setString(1, scopeKey);
+        ps.setLong(2, pk);
+        ps.executeUpdate();
+      }
+      long seq;
+      try (PreparedStatement ps =
+              c.prepareStatement("UPDATE write_sequence SET last = last + 1 RETURNING last");
+          ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        seq = rs.getLong(1);
+      }
+      try (PreparedStatement ps =
+          c.prepareStatement("UPDATE records SET seq = ?, created_seq = ? WHERE pk = ?")) {
+        ps.setLong(1, seq);
+        ps.setLong(2, seq);
+        ps.setLong(3, pk);
+        ps.executeUpdate();
+      }
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "INSERT INTO changes(seq, scope_key, id, kind, type, version, agent, at_us)"
+                  + " VALUES (?, ?, ?, 'stored', 'note', 1, 'bench', ?)")) {
+        ps.setLong(1, seq);
+        ps.setString(2, scopeKey);
+        ps.setString(3, id);
+        ps.setLong(4, now);
+        ps.executeUpdate();
+      }
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "INSERT INTO record_versions(scope_key, id, seq, version, written_us, writer,"
+                  + " deleted, doc) VALUES (?, ?, ?, 1, ?, 'bench', FALSE, ?)")) {
+        ps.setString(1, scopeKey);
+        ps.setString(2, id);
+        ps.setLong(3, seq);
+        ps.setLong(4, now);
+        ps.setString(5, doc);
+        ps.executeUpdate();
+      }
+    }
+
+    void read(long n) {
+      ThreadLocalRandom random = ThreadLocalRandom.current();
+      try (PreparedStatement ps =
+          connection
+              .get()
+              .prepareStatement(
+                  "SELECT type, version, created_us, updated_us, deleted, doc, pk, created_seq"
+                      + " FROM records WHERE scope_key = ? AND id = ?")) {
+        ps.setString(1, "project=p" + random.nextInt(PROJECTS));
+        ps.setString(2, "r" + random.nextInt(PER_PROJECT));
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            throw new IllegalStateException("a preloaded row is missing");
+          }
+          Json.parse(rs.getString(6));
+        }
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    @Override
+    public void close() {
+      synchronized (opened) {
+        for (Connection c : opened) {
+          try {
+            c.close();
+          } catch (SQLException ignored) {
+            // At the end of the run: nothing to do.
+          }
+        }
+      }
+    }
+  }
+
+  // ---- nodes: two nodes on one database against one -----------------------------------------
+
+  private static void nodes(String url, int seconds) throws Exception {
+    System.out.println();
+    System.out.println("store throughput at 32 callers: two nodes on one database vs one node");
+    String db = newDatabase(url, "bench_nodes");
+    try (ScratchDirectory scratch = ScratchDirectory.create("sgm-pg-nodes");
+        SgmRuntime a = node(db, scratch.path().resolve("a"));
+        SgmRuntime b = node(db, scratch.path().resolve("b"))) {
+      AtomicLong sequence = new AtomicLong();
+      Cpu before = Cpu.now();
+      Callers.Load one =
+          Callers.loadInProcess(Callers.inProcessStore(a, "one"), 32, seconds, sequence);
+      Cpu afterOne = Cpu.now();
+      Callers.Call alternate =
+          n ->
+              (n % 2 == 0 ? Callers.inProcessStore(a, "two") : Callers.inProcessStore(b, "two"))
+                  .run(n);
+      Callers.Load two = Callers.loadInProcess(alternate, 32, seconds, sequence);
+      Cpu afterTwo = Cpu.now();
+      System.out.printf(
+          Locale.ROOT,
+          "  one node:  %8.0f stores/s  p50 %.2f ms  p99 %.2f ms   %s%n",
+          one.callsPerSecond(),
+          one.p50Millis(),
+          one.p99Millis(),
+          afterOne.since(before));
+      System.out.printf(
+          Locale.ROOT,
+          "  two nodes: %8.0f stores/s  p50 %.2f ms  p99 %.2f ms   %s%n",
+          two.callsPerSecond(),
+          two.p50Millis(),
+          two.p99Millis(),
+          afterTwo.since(afterOne));
+      System.out.printf(
+          Locale.ROOT,
+          "  two nodes / one node: %.2fx (target >= 1.6x where the database is not the"
+              + " bottleneck)%n",
+          two.callsPerSecond() / one.callsPerSecond());
+      System.out.println(
+          "  (both nodes run in this JVM on this machine, beside the database server: on a"
+              + " machine whose CPUs are busy with one node, a second node has nothing to run on)");
+    }
+  }
+
+  /** CPU time of the whole machine, of the database server's processes, and of this JVM. */
+  private record Cpu(
+      long wallNanos, long busyTicks, long totalTicks, long postgresTicks, long jvmTicks) {
+    static Cpu now() throws IOException {
+      String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+      long total = 0;
+      for (int i = 1; i < cpu.length; i++) {
+        total += Long.parseLong(cpu[i]);
+      }
+      long idle = Long.parseLong(cpu[4]) + Long.parseLong(cpu[5]);
+      long postgres = 0;
+      try (var procs = Files.list(Path.of("/proc"))) {
+        for (Path p : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+          long[] t = ticks(p);
+          if (t != null && t[0] == 1) {
+            postgres += t[1];
+          }
+        }
+      }
+      long[] self = ticks(Path.of("/proc/self"));
+      return new Cpu(System.nanoTime(), total - idle, total, postgres, self == null ? 0 : self[1]);
+    }
+
+    /** {isPostgres, utime + stime} of a process, or null when it has gone. */
+    private static long[] ticks(Path proc) {
+      try {
+        String stat = Files.readString(proc.resolve("stat"));
+        String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return new long[] {
+          comm.equals("postgres") ? 1 : 0, Long.parseLong(f[11]) + Long.parseLong(f[12])
+        };
+      } catch (IOException | RuntimeException e) {
+        return null;
+      }
+    }
+
+    String since(Cpu start) {
+      double wall = (wallNanos - start.wallNanos) / 1e9;
+      // Ticks are 1/100 s on Linux.
+      double cores = Runtime.getRuntime().availableProcessors();
+      return String.format(
+          Locale.ROOT,
+          "machine CPU %.0f%% busy; PostgreSQL %.2f cores, this JVM %.2f cores, of %.0f",
+          100.0 * (busyTicks - start.busyTicks) / Math.max(1, totalTicks - start.totalTicks),
+          (postgresTicks - start.postgresTicks) / 100.0 / wall,
+          (jvmTicks - start.jvmTicks) / 100.0 / wall,
+          cores);
+    }
+  }
+
+  // ---- retrieve: PostgreSQL against H2 at one size ----------------------------------------------
+
+  private static void retrieve(String url, int records) throws Exception {
+    System.out.println();
+    System.out.printf(
+        Locale.ROOT,
+        "retrieve p50 with %,d records (projects of 1,000; each query names one project)%n",
+        records);
+    String db = newDatabase(url, "bench_retrieve");
+    try (ScratchDirectory scratch = ScratchDirectory.create("sgm-pg-retrieve")) {
+      Map<String, double[]> p50 = new HashMap<>();
+      for (String side : List.of("postgres", "h2")) {
+        try (SgmRuntime sgm =
+            side.equals("postgres")
+                ? node(db, scratch.path().resolve("pg"))
+                : open(Map.of(), scratch.path().resolve("h2"))) {
+          seed(sgm, records, side);
+          awaitText(sgm, records);
+          double tag = measureRetrieve(sgm, false, records);
+          double text = measureRetrieve(sgm, true, records);
+          p50.put(side, new double[] {tag, text});
+        }
+      }
+      double[] pg = p50.get("postgres");
+      double[] h2 = p50.get("h2");
+      System.out.printf(
+          Locale.ROOT,
+          "  by tag:    PostgreSQL p50 %.3f ms, H2 %.3f ms: %.2fx of H2's (target <= 2x)%n",
+          pg[0],
+          h2[0],
+          pg[0] / h2[0]);
+      System.out.printf(
+          Locale.ROOT,
+          "  full text: PostgreSQL p50 %.3f ms, H2 %.3f ms: %.2fx of H2's (target <= 2x)%n",
+          pg[1],
+          h2[1],
+          pg[1] / h2[1]);
+    }
+  }
+
+  private static void seed(SgmRuntime sgm, int records, String side) {
+    long t0 = System.nanoTime();
+    List<JsonNode> batch = new ArrayList<>();
+    AgentNotes notes = new AgentNotes(42);
+    for (int i = 0; i < records; i++) {
+      ObjectNode r = Json.object();
+      r.put("id", "n" + i);
+      r.put("type", "note");
+      r.putObject("scope").put("project", "p" + i / 1000);
+      r.put("content", "For the release: " + notes.next());
+      r.putArray("tags").add("t" + i % 10);
+      r.putObject("provenance").put("agent", "bench");
+      batch.add(r);
+      if (batch.size() == BatchStoreRequest.MAX_RECORDS || i == records - 1) {
+        sgm.service().storeBatch(CALLER, new BatchStoreRequest(batch, false));
+        batch = new ArrayList<>();
+      }
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "  %s: seeded %,d records in %.0f s%n",
+        side,
+        records,
+        (System.nanoTime() - t0) / 1e9);
+  }
+
+  /** Waits until the search index has every record (the last one stored is found by text). */
+  private static void awaitText(SgmRuntime sgm, int records) throws InterruptedException {
+    long deadline = System.nanoTime() + 600_000_000_000L;
+    String project = "p" + (records - 1) / 1000;
+    while (System.nanoTime() < deadline) {
+      ObjectNode q = Json.object();
+      q.putObject("scope").put("project", project);
+      q.putArray("ids").add("n" + (records - 1));
+      q.put("text", "release");
+      q.put("mode", "text");
+      JsonNode found = sgm.service().invoke(CALLER, "retrieve", q);
+      if (found.path("records").size() > 0) {
+        return;
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  private static double measureRetrieve(SgmRuntime sgm, boolean text, int records) {
+    int projects = Math.max(1, records / 1000);
+    int ops = Integer.getInteger("sgm.bench.ops", 2000);
+    long[] nanos = new long[ops];
+    for (int i = -Math.min(500, ops); i < ops; i++) {
+      ThreadLocalRandom random = ThreadLocalRandom.current();
+      ObjectNode q = Json.object();
+      q.putObject("scope").put("project", "p" + random.nextInt(projects));
+      if (text) {
+        q.put("text", "release");
+        q.put("mode", "text");
+      } else {
+        q.putArray("tags").add("t" + random.nextInt(10));
+      }
+      q.put("limit", 10);
+      long t0 = System.nanoTime();
+      JsonNode found = sgm.service().invoke(CALLER, "retrieve", q);
+      if (i >= 0) {
+        nanos[i] = System.nanoTime() - t0;
+      }
+      if (!text && found.path("records").isEmpty()) {
+        throw new IllegalStateException("the tag query found nothing: " + Json.write(q));
+      }
+    }
+    Arrays.sort(nanos);
+    return Measurement.p50Millis(nanos);
+  }
+}
