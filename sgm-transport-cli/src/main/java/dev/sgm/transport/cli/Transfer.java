@@ -174,7 +174,7 @@ final class Transfer {
     }
 
     private int exportAll() throws IOException {
-      if (connection.remote != null || !scope.isEmpty() || descendants) {
+      if (connection.remote() != null || !scope.isEmpty() || descendants) {
         throw SgmException.invalidRequest(
             "--all",
             "copies a storage this process opens itself: without --remote, --scope or"
@@ -301,7 +301,7 @@ final class Transfer {
     }
 
     private int importAll() throws IOException {
-      if (connection.remote != null) {
+      if (connection.remote() != null) {
         throw SgmException.invalidRequest(
             "--remote",
             "an archive is copied into a storage this process opens itself (-D storage=..."

@@ -28,7 +28,7 @@ class TransferArchiveTest {
     StringWriter err = new StringWriter();
     commandLine.setOut(new PrintWriter(out));
     commandLine.setErr(new PrintWriter(err));
-    int code = commandLine.execute(Sgm.normalise(args));
+    int code = Sgm.execute(commandLine, args);
     return new Run(code, out.toString().trim(), err.toString().trim());
   }
 
