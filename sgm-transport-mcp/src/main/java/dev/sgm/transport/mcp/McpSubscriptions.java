@@ -53,15 +53,14 @@ final class McpSubscriptions implements AutoCloseable {
   /** Subscribes to {@code uri}; subscribing again changes nothing. */
   void subscribe(String uri) {
     Target target = target(uri);
-    if (subscribed.containsKey(uri)) {
-      return;
-    }
-    ChangeStream stream = watcher.apply(ChangesRequest.of(target.scope()));
-    if (subscribed.putIfAbsent(uri, stream) != null) {
-      stream.close();
-      return;
-    }
-    Thread.ofVirtual().name("sgm-mcp-subscription").start(() -> pump(uri, target, stream));
+    follow(
+        uri,
+        target.scope(),
+        event -> {
+          if (target.id() == null || target.id().equals(event.id())) {
+            notify(McpServer.uri(event.scope().toJson(), event.id()));
+          }
+        });
   }
 
   /**
@@ -69,7 +68,23 @@ final class McpSubscriptions implements AutoCloseable {
    * restored there); following it again changes nothing.
    */
   void followList(Scope scope) {
-    String key = "list " + scope.canonical();
+    follow(
+        "list " + scope.canonical(),
+        scope,
+        event -> {
+          boolean created = event.kind().equals("stored") && event.version() == 1;
+          // A lapsed lease ("expired") changes a task, not the list.
+          if (created || event.kind().equals("deleted") || event.kind().equals("restored")) {
+            notify(LIST_CHANGED);
+          }
+        });
+  }
+
+  /**
+   * Watches {@code scope} under {@code key} on a thread of its own, handing each event to {@code
+   * onEvent}, unless {@code key} is followed already.
+   */
+  private void follow(String key, Scope scope, Consumer<ChangeEvent> onEvent) {
     if (closed || subscribed.containsKey(key)) {
       return;
     }
@@ -78,22 +93,7 @@ final class McpSubscriptions implements AutoCloseable {
       stream.close();
       return;
     }
-    Thread.ofVirtual()
-        .name("sgm-mcp-list")
-        .start(
-            () ->
-                follow(
-                    key,
-                    stream,
-                    event -> {
-                      boolean created = event.kind().equals("stored") && event.version() == 1;
-                      // A lapsed lease ("expired") changes a task, not the list.
-                      if (created
-                          || event.kind().equals("deleted")
-                          || event.kind().equals("restored")) {
-                        notify(LIST_CHANGED);
-                      }
-                    }));
+    Thread.ofVirtual().name("sgm-mcp-subscription").start(() -> pump(key, stream, onEvent));
   }
 
   /** Ends the subscription to {@code uri}, if there is one. */
@@ -110,18 +110,7 @@ final class McpSubscriptions implements AutoCloseable {
     return subscribed.size();
   }
 
-  private void pump(String uri, Target target, ChangeStream stream) {
-    follow(
-        uri,
-        stream,
-        event -> {
-          if (target.id() == null || target.id().equals(event.id())) {
-            notify(McpServer.uri(event.scope().toJson(), event.id()));
-          }
-        });
-  }
-
-  private void follow(String key, ChangeStream stream, Consumer<ChangeEvent> onEvent) {
+  private void pump(String key, ChangeStream stream, Consumer<ChangeEvent> onEvent) {
     try {
       while (!closed && subscribed.get(key) == stream) {
         for (ChangeEvent event : stream.poll(Duration.ofSeconds(5)).events()) {
