@@ -12,8 +12,6 @@ import dev.sgm.api.Timestamps;
 import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.ProfileContext;
 import java.time.Instant;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -44,9 +42,19 @@ final class Leases implements AutoCloseable {
   private final java.util.concurrent.ConcurrentHashMap<String, Instant> pending =
       new java.util.concurrent.ConcurrentHashMap<>();
 
-  private final ScheduledExecutorService checks =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> Thread.ofPlatform().daemon().name("sgm-task-leases").unstarted(r));
+  private final java.util.concurrent.ScheduledThreadPoolExecutor checks = checks();
+
+  private volatile boolean closed;
+
+  /** One thread; at shutdown the checks not yet due are dropped, and the one running ends. */
+  private static java.util.concurrent.ScheduledThreadPoolExecutor checks() {
+    java.util.concurrent.ScheduledThreadPoolExecutor checks =
+        new java.util.concurrent.ScheduledThreadPoolExecutor(
+            1, r -> Thread.ofPlatform().daemon().name("sgm-task-leases").unstarted(r));
+    checks.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    checks.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
+    return checks;
+  }
 
   Leases(ProfileContext context) {
     this.context = context;
@@ -60,14 +68,27 @@ final class Leases implements AutoCloseable {
           try {
             context.forEachLive("task", task -> watch(task.scope(), task.id(), task.json()));
           } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "the leases in the store could not be read", e);
+            if (!closed) {
+              LOG.log(System.Logger.Level.WARNING, "the leases in the store could not be read", e);
+            }
           }
         });
   }
 
   @Override
   public void close() {
-    checks.shutdownNow();
+    // Interrupting a read of the store in progress makes the storage report a failure; the read
+    // at start-up is short, so it is let finish before the storage closes.
+    closed = true;
+    checks.shutdown();
+    try {
+      if (!checks.awaitTermination(2, java.util.concurrent.TimeUnit.SECONDS)) {
+        checks.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      checks.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Sets (or, with no lease, clears) the lease of a claim being written. */
