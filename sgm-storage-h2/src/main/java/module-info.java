@@ -6,6 +6,7 @@
 @SuppressWarnings("module")
 module dev.sgm.storage.h2 {
   requires transitive dev.sgm.api;
+  requires dev.sgm.storage.sql;
   requires java.sql;
   requires com.h2database;
 

@@ -5,6 +5,7 @@
  */
 module dev.sgm.storage.postgres {
   requires transitive dev.sgm.api;
+  requires dev.sgm.storage.sql;
   requires java.sql;
   requires org.postgresql.jdbc;
   requires com.zaxxer.hikari;

@@ -1,5 +1,6 @@
 package dev.sgm.storage.h2;
 
+import dev.sgm.storage.sql.SqlLease;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -40,22 +41,21 @@ final class H2Connections implements AutoCloseable {
   }
 
   /** A borrowed connection in auto-commit mode; closing the lease gives it back. */
-  final class Lease implements AutoCloseable {
+  final class Lease implements SqlLease {
     private final Connection connection;
 
     private Lease(Connection connection) {
       this.connection = connection;
     }
 
-    Connection connection() {
+    @Override
+    public Connection connection() {
       return connection;
     }
 
-    /**
-     * A prepared statement kept with this connection for reuse, for the hottest queries. The caller
-     * must not close it.
-     */
-    PreparedStatement cached(String sql) throws SQLException {
+    /** Kept with this connection for reuse: the caller must not close it. */
+    @Override
+    public PreparedStatement cached(String sql) throws SQLException {
       Map<String, PreparedStatement> cache =
           statements.computeIfAbsent(connection, c -> new HashMap<>());
       PreparedStatement statement = cache.get(sql);

@@ -1,4 +1,4 @@
-package dev.sgm.storage.postgres;
+package dev.sgm.storage.sql;
 
 import dev.sgm.api.Scope;
 import dev.sgm.api.ScopeMode;
@@ -11,25 +11,25 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * Translates a {@link StorageQuery} into the SQL of PostgreSQL (the same as the embedded store's:
- * nothing here is dialect-specific). Every value is a bind parameter; only fixed fragments are
- * concatenated.
+ * Translates a {@link StorageQuery} into SQL that H2 and PostgreSQL both run as it is (nothing here
+ * is dialect-specific). Every value is a bind parameter; only fixed fragments are concatenated.
  *
  * <p>A query is one count and one keyset page over {@code records}. (Text queries go to the search
  * index, not here.)
  */
-final class PostgresQuery {
+public final class SqlQuery {
   private final StorageQuery query;
   private final String where;
   private final List<Object> whereParams;
 
-  private PostgresQuery(StorageQuery query, String where, List<Object> whereParams) {
+  private SqlQuery(StorageQuery query, String where, List<Object> whereParams) {
     this.query = query;
     this.where = where;
     this.whereParams = whereParams;
   }
 
-  static PostgresQuery build(StorageQuery q, long mark) {
+  /** The query for {@code q}, seeing only records created at or below the sequence {@code mark}. */
+  public static SqlQuery build(StorageQuery q, long mark) {
     List<Object> params = new ArrayList<>();
     StringBuilder where = new StringBuilder(" WHERE r.deleted = FALSE AND r.created_seq <= ?");
     params.add(mark);
@@ -81,11 +81,12 @@ final class PostgresQuery {
       where.append(" AND r.updated_us > ?");
       params.add(q.updatedAfterMicros());
     }
-    return new PostgresQuery(q, where.toString(), params);
+    return new SqlQuery(q, where.toString(), params);
   }
 
   /** The condition that {@code column} holds a scope the query covers; adds its parameters. */
-  static String scopeCondition(String column, Scope scope, ScopeMode mode, List<Object> params) {
+  public static String scopeCondition(
+      String column, Scope scope, ScopeMode mode, List<Object> params) {
     if (mode == ScopeMode.EXACT) {
       params.add(scope.canonical());
       return column + " = ?";
@@ -120,15 +121,18 @@ final class PostgresQuery {
     };
   }
 
-  String countSql() {
+  /** Counts every match: the page's total. */
+  public String countSql() {
     return "SELECT COUNT(*) FROM records r" + where;
   }
 
-  void bindCount(PreparedStatement ps) throws SQLException {
+  /** Binds {@link #countSql()}'s parameters. */
+  public void bindCount(PreparedStatement ps) throws SQLException {
     bind(ps, 1, whereParams);
   }
 
-  String pageSql() {
+  /** One keyset page of matches: columns pk, doc and the sort value. */
+  public String pageSql() {
     String sort = sortColumn();
     String direction = query.ascending() ? "ASC" : "DESC";
     String comparison = query.ascending() ? ">" : "<";
@@ -158,7 +162,8 @@ final class PostgresQuery {
         + " LIMIT ?";
   }
 
-  void bindPage(PreparedStatement ps) throws SQLException {
+  /** Binds {@link #pageSql()}'s parameters. */
+  public void bindPage(PreparedStatement ps) throws SQLException {
     int next = bind(ps, 1, whereParams);
     if (query.after() != null) {
       ps.setLong(next++, query.after().sortValue());

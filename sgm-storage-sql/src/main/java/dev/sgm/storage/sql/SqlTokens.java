@@ -1,9 +1,8 @@
-package dev.sgm.storage.postgres;
+package dev.sgm.storage.sql;
 
 import dev.sgm.api.SgmException;
 import dev.sgm.api.Timestamps;
 import dev.sgm.api.spi.TokenStore;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -14,31 +13,45 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
-import javax.sql.DataSource;
 
 /**
- * The access tokens in the database's {@code access_tokens} table (hashes only), which every node
- * sharing the database reads: a token created through one node authenticates at all of them, and a
- * revocation reaches them all as soon as their short trust of a checked token lapses.
+ * The access tokens in the store's {@code access_tokens} table (hashes only). On a database that
+ * several nodes share, every node reads the same table: a token created through one node
+ * authenticates at all of them, and a revocation reaches them all as soon as their short trust of a
+ * checked token lapses.
  */
-final class PostgresTokens implements TokenStore {
+public final class SqlTokens implements TokenStore {
   private static final String COLUMNS =
       "id, principal, hash, grants, created_us, expires_us, revoked_us";
 
-  private final DataSource pool;
+  private final SqlLease.Source connections;
   private final Function<SQLException, SgmException> failure;
 
-  PostgresTokens(DataSource pool, Function<SQLException, SgmException> failure) {
-    this.pool = pool;
+  /** Makes a committed change as durable as the store promises before it is acknowledged. */
+  private final Runnable awaitDurable;
+
+  /**
+   * Tokens on the connections of {@code connections}; {@code failure} turns a SQL failure into what
+   * the caller is told, and {@code awaitDurable} returns once a write is as durable as the store
+   * promises.
+   */
+  public SqlTokens(
+      SqlLease.Source connections,
+      Function<SQLException, SgmException> failure,
+      Runnable awaitDurable) {
+    this.connections = connections;
     this.failure = failure;
+    this.awaitDurable = awaitDurable;
   }
 
   @Override
   public void add(Entry token) {
-    try (Connection c = pool.getConnection();
+    try (SqlLease lease = connections.lease();
         PreparedStatement ps =
-            c.prepareStatement(
-                "INSERT INTO access_tokens(" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, NULL)")) {
+            lease
+                .connection()
+                .prepareStatement(
+                    "INSERT INTO access_tokens(" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?, NULL)")) {
       ps.setString(1, token.id());
       ps.setString(2, token.principal());
       ps.setBytes(3, token.hash());
@@ -53,13 +66,16 @@ final class PostgresTokens implements TokenStore {
     } catch (SQLException e) {
       throw failure.apply(e);
     }
+    awaitDurable.run();
   }
 
   @Override
   public Optional<Entry> find(String id) {
-    try (Connection c = pool.getConnection();
+    try (SqlLease lease = connections.lease();
         PreparedStatement ps =
-            c.prepareStatement("SELECT " + COLUMNS + " FROM access_tokens WHERE id = ?")) {
+            lease
+                .connection()
+                .prepareStatement("SELECT " + COLUMNS + " FROM access_tokens WHERE id = ?")) {
       ps.setString(1, id);
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next() ? Optional.of(entry(rs)) : Optional.empty();
@@ -71,10 +87,12 @@ final class PostgresTokens implements TokenStore {
 
   @Override
   public List<Entry> list() {
-    try (Connection c = pool.getConnection();
+    try (SqlLease lease = connections.lease();
         PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT " + COLUMNS + " FROM access_tokens ORDER BY created_us, id");
+            lease
+                .connection()
+                .prepareStatement(
+                    "SELECT " + COLUMNS + " FROM access_tokens ORDER BY created_us, id");
         ResultSet rs = ps.executeQuery()) {
       List<Entry> entries = new ArrayList<>();
       while (rs.next()) {
@@ -88,16 +106,21 @@ final class PostgresTokens implements TokenStore {
 
   @Override
   public boolean revoke(String id, Instant at) {
-    try (Connection c = pool.getConnection();
+    boolean revoked;
+    try (SqlLease lease = connections.lease();
         PreparedStatement ps =
-            c.prepareStatement(
-                "UPDATE access_tokens SET revoked_us = ? WHERE id = ? AND revoked_us IS NULL")) {
+            lease
+                .connection()
+                .prepareStatement(
+                    "UPDATE access_tokens SET revoked_us = ? WHERE id = ? AND revoked_us IS NULL")) {
       ps.setLong(1, Timestamps.toMicros(at));
       ps.setString(2, id);
-      return ps.executeUpdate() == 1;
+      revoked = ps.executeUpdate() == 1;
     } catch (SQLException e) {
       throw failure.apply(e);
     }
+    awaitDurable.run();
+    return revoked;
   }
 
   private static Entry entry(ResultSet rs) throws SQLException {

@@ -1,0 +1,1039 @@
+package dev.sgm.storage.sql;
+
+import dev.sgm.api.ContentReference;
+import dev.sgm.api.ErrorCode;
+import dev.sgm.api.Scope;
+import dev.sgm.api.ScopeMode;
+import dev.sgm.api.SgmException;
+import dev.sgm.api.StoredContent;
+import dev.sgm.api.Timestamps;
+import dev.sgm.api.spi.Change;
+import dev.sgm.api.spi.ChangeBatch;
+import dev.sgm.api.spi.RecordIndex;
+import dev.sgm.api.spi.SnapshotEntry;
+import dev.sgm.api.spi.Storage;
+import dev.sgm.api.spi.StoragePage;
+import dev.sgm.api.spi.StorageQuery;
+import dev.sgm.api.spi.StorageQuery.Position;
+import dev.sgm.api.spi.StorageTransaction;
+import dev.sgm.api.spi.StoredRecord;
+import dev.sgm.api.spi.VersionEntry;
+import dev.sgm.api.spi.WriteLog;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+
+/**
+ * A store on a SQL database with the schema that H2 and PostgreSQL share: records with their tag,
+ * field and scope-pair indexes, the change log, the version log, snapshots, contents and tokens.
+ * Every unit of work is one JDBC transaction, retried when it conflicts with a concurrent one; its
+ * writes are numbered and logged as it is about to commit, so the sequence is in commit order.
+ *
+ * <p>A subclass says how connections are lent ({@link #lease()}), how numbers are handed out in
+ * commit order ({@link #takeNumbers}), and what its SQL does differently: upserts, whether a row
+ * read for update stays locked, which failures are conflicts.
+ */
+public abstract class SqlStorage implements Storage {
+  private static final int MAX_ATTEMPTS = 20;
+
+  /** Under the subclass's name, so that the log says which store failed. */
+  private final System.Logger log = System.getLogger(getClass().getName());
+
+  private final Set<String> indexedScopes = ConcurrentHashMap.newKeySet();
+  private final List<Runnable> commitListeners = new CopyOnWriteArrayList<>();
+
+  /** For subclasses. */
+  protected SqlStorage() {}
+
+  /** A connection to use and give back. */
+  protected abstract SqlLease lease() throws SQLException;
+
+  /**
+   * Numbers for a committing transaction's {@code count} writes, taken on its connection as its
+   * last step before the commit, so that they are in commit order.
+   */
+  protected abstract Numbers takeNumbers(Connection connection, int count) throws SQLException;
+
+  /** The numbers a transaction's writes get as it commits. */
+  protected interface Numbers {
+    /** The first number; the writes get it and those after it, in the order they were made. */
+    long first();
+
+    /** Called once the transaction has committed, or failed: its numbers are settled. */
+    void settle();
+  }
+
+  /**
+   * Runs after every commit, before it is acknowledged: where a store makes the commit as durable
+   * as it promises. Nothing by default.
+   */
+  protected void afterCommit() {}
+
+  /**
+   * The sequence number that a query without a mark of its own sees: everything at or below it has
+   * committed.
+   */
+  protected abstract long queryMark(Connection connection) throws SQLException;
+
+  /** The highest committed sequence number, as a transaction running on {@code connection} sees. */
+  protected abstract long currentSequence(Connection connection) throws SQLException;
+
+  /** Conflicts between concurrent transactions, which a retry resolves. */
+  protected abstract boolean retryable(SQLException e);
+
+  /** Whether {@code e} is an insert refused on a unique key. */
+  protected abstract boolean uniqueViolation(SQLException e);
+
+  /**
+   * Whether a row read {@code FOR UPDATE} stays as it was read until the transaction ends, so that
+   * a write may trust it (PostgreSQL). When not (H2), a write checks that the row is still as read,
+   * and the work is retried when it is not.
+   */
+  protected abstract boolean rowsStayAsRead();
+
+  /**
+   * An insert into {@code table} of a row that may be there already with the same {@code key}
+   * columns, in which case the row stays as it is (its other columns are the same).
+   */
+  protected abstract String insertOrKeep(String table, String columns, String key);
+
+  /**
+   * An insert into {@code table} of a row that should be new: a duplicate key either fails the
+   * statement (H2, where the transaction goes on after a failed statement) or inserts nothing
+   * (PostgreSQL, where a failed statement would end the transaction). Callers handle both.
+   */
+  protected abstract String insertNew(String table, String columns);
+
+  /** Binds the row keys {@code keys} as the array parameter {@code index} of {@code ps}. */
+  protected void bindRowKeys(Connection connection, PreparedStatement ps, int index, Long[] keys)
+      throws SQLException {
+    ps.setObject(index, keys);
+  }
+
+  /** The time the change log gives a removal of {@code row}: when it happened. */
+  protected long removalMicros(StoredRecord row) {
+    // A removal has no record time of its own.
+    return Math.max(row.updatedMicros(), Timestamps.toMicros(Instant.now()));
+  }
+
+  /** Nothing of the SQL reaches a client; the details go to the log. */
+  protected SgmException storageError(SQLException e) {
+    log.log(System.Logger.Level.ERROR, "storage failure", e);
+    return new SgmException(ErrorCode.INTERNAL, "the storage failed; see the server log");
+  }
+
+  /**
+   * Whether {@code e} is the database being out of reach rather than a fault: a failed rollback
+   * then is expected, and is not worth a warning.
+   */
+  protected boolean unreachable(SQLException e) {
+    return false;
+  }
+
+  /** The connection a unit of work of this store runs on. */
+  protected static Connection connection(StorageTransaction tx) {
+    return ((Tx) tx).connection;
+  }
+
+  @Override
+  public void onCommit(Runnable listener) {
+    commitListeners.add(listener);
+  }
+
+  /** The store's identity, as its {@code sgm_meta} table holds it. */
+  protected static String readIdentity(Connection connection) throws SQLException {
+    try (Statement s = connection.createStatement();
+        ResultSet rs = s.executeQuery("SELECT val FROM sgm_meta WHERE name = 'identity'")) {
+      if (!rs.next()) {
+        throw new SQLException("the store has no identity row in sgm_meta");
+      }
+      return rs.getString(1);
+    }
+  }
+
+  @Override
+  public <T> T inTransaction(Function<StorageTransaction, T> work) {
+    for (int attempt = 1; ; attempt++) {
+      try (SqlLease lease = lease()) {
+        Connection connection = lease.connection();
+        connection.setAutoCommit(false);
+        Tx tx = new Tx(connection);
+        Numbers numbers = null;
+        try {
+          T result = work.apply(tx);
+          if (!tx.logged.isEmpty()) {
+            numbers = takeNumbers(connection, tx.logged.size());
+            tx.writeLogs(numbers.first());
+          }
+          connection.commit();
+          connection.setAutoCommit(true);
+          afterCommit();
+          indexedScopes.addAll(tx.newScopes);
+          if (numbers != null) {
+            numbers.settle();
+            numbers = null;
+            commitListeners.forEach(Runnable::run);
+          }
+          return result;
+        } catch (SqlFailure e) {
+          rollback(connection);
+          if (!conflict(e.sql()) || attempt >= MAX_ATTEMPTS) {
+            throw storageError(e.sql());
+          }
+        } catch (RuntimeException | Error e) {
+          rollback(connection);
+          throw e;
+        } catch (SQLException e) {
+          rollback(connection);
+          if (!conflict(e) || attempt >= MAX_ATTEMPTS) {
+            throw storageError(e);
+          }
+        } finally {
+          if (numbers != null) {
+            // Abandoned: the numbers are never used, and followers need not wait for them.
+            numbers.settle();
+          }
+        }
+      } catch (SQLException e) {
+        throw storageError(e);
+      }
+      backOff(attempt);
+    }
+  }
+
+  private boolean conflict(SQLException e) {
+    return CONCURRENT_CHANGE.equals(e.getSQLState()) || retryable(e);
+  }
+
+  private static void backOff(int attempt) {
+    try {
+      Thread.sleep(Math.min(50, attempt * (long) (1 + Math.random() * 3)));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SgmException(ErrorCode.UNAVAILABLE, "interrupted while retrying a write");
+    }
+  }
+
+  private void rollback(Connection connection) {
+    try {
+      connection.rollback();
+    } catch (SQLException e) {
+      log.log(
+          unreachable(e) ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
+          "rollback failed",
+          e);
+    }
+  }
+
+  /** The SQL state of a row that changed since this transaction read it: a conflict to retry. */
+  private static final String CONCURRENT_CHANGE = "40001";
+
+  private static SQLException concurrentChange() {
+    return new SQLException("the row changed since this transaction read it", CONCURRENT_CHANGE);
+  }
+
+  private final class Tx implements StorageTransaction {
+    private final Connection connection;
+    private final Set<String> newScopes = new HashSet<>();
+
+    /**
+     * What this transaction read or wrote, by qualified identity: so that a write can check nobody
+     * changed it since (or trust it, where a row read for update stays locked).
+     */
+    private final Map<String, Optional<StoredRecord>> read = new HashMap<>();
+
+    /** This transaction's writes, in order, to be numbered and logged as it commits. */
+    private final List<Logged> logged = new ArrayList<>();
+
+    Tx(Connection connection) {
+      this.connection = connection;
+    }
+
+    @Override
+    public Optional<StoredRecord> findForUpdate(Scope scope, String id) {
+      try (PreparedStatement ps = connection.prepareStatement(FIND + " FOR UPDATE")) {
+        Optional<StoredRecord> found = find(ps, scope, id);
+        read.put(scope.qualify(id), found);
+        return found;
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    @Override
+    public void put(StoredRecord record, WriteLog log) {
+      try {
+        String scopeKey = record.scope().canonical();
+        Optional<StoredRecord> seen = read.get(record.scope().qualify(record.id()));
+        Long pk = null;
+        boolean wasDeleted = false;
+        if (seen != null && seen.isPresent() && rowsStayAsRead()) {
+          // Locked since it was read: it is still as read.
+          pk = seen.get().rowKey();
+          wasDeleted = seen.get().deleted();
+        } else if (seen == null || seen.isPresent()) {
+          try (PreparedStatement ps =
+              connection.prepareStatement(
+                  "SELECT pk, deleted FROM records WHERE scope_key = ? AND id = ?"
+                      + (rowsStayAsRead() ? " FOR UPDATE" : ""))) {
+            ps.setString(1, scopeKey);
+            ps.setString(2, record.id());
+            try (ResultSet rs = ps.executeQuery()) {
+              if (rs.next()) {
+                pk = rs.getLong(1);
+                wasDeleted = rs.getBoolean(2);
+              }
+            }
+          }
+          if (pk == null && seen != null) {
+            throw concurrentChange();
+          }
+        }
+        boolean created;
+        if (pk == null) {
+          // Seen absent in this transaction: insert, and let a concurrent insert fail it (and retry
+          // it) on the unique key rather than overwrite a row this transaction never read.
+          created = true;
+          pk = insert(record, scopeKey);
+        } else {
+          // A row brought back from deletion counts as created now, for paging marks.
+          created = wasDeleted && !record.deleted();
+          // Where a row read is not locked, check on top of the update's own row lock that it is
+          // still as this transaction read it, otherwise the whole unit of work is retried.
+          StoredRecord before = seen == null || rowsStayAsRead() ? null : seen.get();
+          try (PreparedStatement ps =
+              connection.prepareStatement(
+                  "UPDATE records SET type = ?, version = ?, created_us = ?, updated_us = ?,"
+                      + " deleted = ?, doc = ? WHERE pk = ?"
+                      + (before == null
+                          ? ""
+                          : " AND version = ? AND deleted = ? AND updated_us = ?"))) {
+            bindRow(ps, 1, record);
+            ps.setBoolean(5, record.deleted());
+            ps.setString(6, record.document());
+            ps.setLong(7, pk);
+            if (before != null) {
+              ps.setLong(8, before.version());
+              ps.setBoolean(9, before.deleted());
+              ps.setLong(10, before.updatedMicros());
+            }
+            if (ps.executeUpdate() == 0) {
+              throw concurrentChange();
+            }
+          }
+          deleteIndex(connection, pk);
+        }
+        writeIndex(pk, scopeKey, record.index());
+        indexScope(record.scope());
+        // As this transaction has now left it, for a later write of the same record in it.
+        read.put(
+            record.scope().qualify(record.id()),
+            Optional.of(
+                new StoredRecord(
+                    record.scope(),
+                    record.id(),
+                    record.type(),
+                    record.version(),
+                    record.createdMicros(),
+                    record.updatedMicros(),
+                    record.deleted(),
+                    record.document(),
+                    RecordIndex.NONE,
+                    pk,
+                    0)));
+        logged.add(
+            new Logged(
+                record.scope(),
+                record.id(),
+                record.type(),
+                record.version(),
+                record.updatedMicros(),
+                record.document(),
+                record.deleted(),
+                log,
+                pk,
+                created));
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    /** Inserts {@code record}'s row and returns its key. */
+    private long insert(StoredRecord record, String scopeKey) throws SQLException {
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              "INSERT INTO records(scope_key, id, type, version, created_us, updated_us,"
+                  + " created_seq, seq, deleted, doc) VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?)",
+              new String[] {"pk"})) {
+        ps.setString(1, scopeKey);
+        ps.setString(2, record.id());
+        bindRow(ps, 3, record);
+        ps.setBoolean(7, record.deleted());
+        ps.setString(8, record.document());
+        ps.executeUpdate();
+        try (ResultSet keys = ps.getGeneratedKeys()) {
+          keys.next();
+          return keys.getLong(1);
+        }
+      }
+    }
+
+    /**
+     * Gives this transaction's writes their sequence numbers, from {@code first} on in the order
+     * they were made, and writes what their logs say: called as the transaction is about to commit.
+     */
+    void writeLogs(long first) throws SQLException {
+      try (PreparedStatement rows =
+              connection.prepareStatement(
+                  "UPDATE records SET seq = ?, created_seq = CASE WHEN ? THEN ? ELSE created_seq END"
+                      + " WHERE pk = ?");
+          PreparedStatement changes =
+              connection.prepareStatement(
+                  "INSERT INTO changes(seq, scope_key, id, kind, type, version, agent, at_us)"
+                      + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+          PreparedStatement versions =
+              connection.prepareStatement(
+                  "INSERT INTO record_versions(scope_key, id, seq, version, written_us, writer,"
+                      + " deleted, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+        long seq = first;
+        boolean anyRow = false;
+        boolean anyVersion = false;
+        for (Logged write : logged) {
+          if (write.pk() != null) {
+            rows.setLong(1, seq);
+            rows.setBoolean(2, write.created());
+            rows.setLong(3, seq);
+            rows.setLong(4, write.pk());
+            rows.addBatch();
+            anyRow = true;
+          }
+          changes.setLong(1, seq);
+          changes.setString(2, write.scope().canonical());
+          changes.setString(3, write.id());
+          changes.setString(4, write.log().kind().wireName());
+          changes.setString(5, write.type());
+          changes.setLong(6, write.version());
+          changes.setString(7, write.log().writer());
+          changes.setLong(8, write.micros());
+          changes.addBatch();
+          if (write.log().keepVersion()) {
+            versions.setString(1, write.scope().canonical());
+            versions.setString(2, write.id());
+            versions.setLong(3, seq);
+            versions.setLong(4, write.version());
+            versions.setLong(5, write.micros());
+            versions.setString(6, write.log().writer());
+            versions.setBoolean(7, write.deleted());
+            versions.setString(8, write.document());
+            versions.addBatch();
+            anyVersion = true;
+          }
+          seq++;
+        }
+        if (anyRow) {
+          rows.executeBatch();
+        }
+        changes.executeBatch();
+        if (anyVersion) {
+          versions.executeBatch();
+        }
+      }
+    }
+
+    @Override
+    public List<StoredRecord> rows(Scope scope, boolean descendants) {
+      List<Object> params = new ArrayList<>();
+      String condition =
+          SqlQuery.scopeCondition(
+              "scope_key", scope, descendants ? ScopeMode.DESCENDANTS : ScopeMode.EXACT, params);
+      try (PreparedStatement ps =
+          connection.prepareStatement(ROW_COLUMNS + " WHERE " + condition + " ORDER BY pk")) {
+        bindAll(ps, params);
+        return readRows(ps);
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    @Override
+    public List<VersionEntry> versions(Scope scope, String id, long beforeSeq, int limit) {
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              VERSION_COLUMNS
+                  + " WHERE scope_key = ? AND id = ? AND seq < ? ORDER BY seq DESC LIMIT ?")) {
+        ps.setString(1, scope.canonical());
+        ps.setString(2, id);
+        ps.setLong(3, beforeSeq);
+        ps.setInt(4, limit);
+        return readVersions(ps);
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    @Override
+    public List<VersionEntry> stateAt(Scope scope, boolean descendants, long seq) {
+      List<Object> params = new ArrayList<>();
+      String condition =
+          SqlQuery.scopeCondition(
+              "scope_key", scope, descendants ? ScopeMode.DESCENDANTS : ScopeMode.EXACT, params);
+      params.add(seq);
+      try {
+        return latestVersions(connection, condition + " AND seq <= ?", params);
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    @Override
+    public long currentSequence() {
+      try {
+        return SqlStorage.this.currentSequence(connection);
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    @Override
+    public void putSnapshot(SnapshotEntry snapshot) {
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              insertNew(
+                  "snapshots", "scope_key, name, descendants, seq, created_us, created_by"))) {
+        ps.setString(1, snapshot.scope().canonical());
+        ps.setString(2, snapshot.name());
+        ps.setBoolean(3, snapshot.descendants());
+        ps.setLong(4, snapshot.seq());
+        ps.setLong(5, snapshot.createdMicros());
+        ps.setString(6, snapshot.createdBy());
+        if (ps.executeUpdate() == 0) {
+          throw snapshotExists(snapshot);
+        }
+      } catch (SQLException e) {
+        // A duplicate of a snapshot not yet visible is a concurrent one: retried as a conflict.
+        if (uniqueViolation(e) && snapshot(snapshot.scope(), snapshot.name()).isPresent()) {
+          throw snapshotExists(snapshot);
+        }
+        throw new SqlFailure(e);
+      }
+    }
+
+    private static SgmException snapshotExists(SnapshotEntry snapshot) {
+      return new SgmException(
+          ErrorCode.CONFLICT,
+          "a snapshot named '" + snapshot.name() + "' exists in " + snapshot.scope().canonical());
+    }
+
+    @Override
+    public Optional<SnapshotEntry> snapshot(Scope scope, String name) {
+      try (PreparedStatement ps =
+          connection.prepareStatement(SNAPSHOT_COLUMNS + " WHERE scope_key = ? AND name = ?")) {
+        ps.setString(1, scope.canonical());
+        ps.setString(2, name);
+        List<SnapshotEntry> found = readSnapshots(ps);
+        return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    @Override
+    public List<SnapshotEntry> snapshots(Scope scope) {
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              SNAPSHOT_COLUMNS + " WHERE scope_key = ? ORDER BY seq DESC, name")) {
+        ps.setString(1, scope.canonical());
+        return readSnapshots(ps);
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+
+    private void bindRow(PreparedStatement ps, int first, StoredRecord record) throws SQLException {
+      ps.setString(first, record.type());
+      ps.setLong(first + 1, record.version());
+      ps.setLong(first + 2, record.createdMicros());
+      ps.setLong(first + 3, record.updatedMicros());
+    }
+
+    private void writeIndex(long pk, String scopeKey, RecordIndex index) throws SQLException {
+      if (!index.tags().isEmpty()) {
+        try (PreparedStatement ps =
+            connection.prepareStatement(insertNew("record_tags", "scope_key, tag, pk"))) {
+          for (String tag : index.tags()) {
+            ps.setString(1, scopeKey);
+            ps.setString(2, tag);
+            ps.setLong(3, pk);
+            ps.addBatch();
+          }
+          ps.executeBatch();
+        }
+      }
+      if (!index.fields().isEmpty()) {
+        try (PreparedStatement ps =
+            connection.prepareStatement(
+                insertOrKeep(
+                    "record_fields", "scope_key, path, val, pk", "scope_key, path, val, pk"))) {
+          for (RecordIndex.FieldValue field : index.fields()) {
+            ps.setString(1, scopeKey);
+            ps.setString(2, field.path());
+            ps.setString(3, field.value());
+            ps.setLong(4, pk);
+            ps.addBatch();
+          }
+          ps.executeBatch();
+        }
+      }
+    }
+
+    private void indexScope(Scope scope) throws SQLException {
+      String key = scope.canonical();
+      if (indexedScopes.contains(key) || newScopes.contains(key)) {
+        return;
+      }
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              insertOrKeep("scope_pairs", "pair, scope_key, pairs", "pair, scope_key"))) {
+        for (String pair : scope.canonicalPairs()) {
+          ps.setString(1, pair);
+          ps.setString(2, key);
+          ps.setInt(3, scope.pairs().size());
+          ps.addBatch();
+        }
+        ps.executeBatch();
+      }
+      newScopes.add(key);
+    }
+
+    @Override
+    public void remove(Scope scope, String id, WriteLog log) {
+      try {
+        StoredRecord row;
+        try (PreparedStatement ps =
+            connection.prepareStatement(FIND + (rowsStayAsRead() ? " FOR UPDATE" : ""))) {
+          row = find(ps, scope, id).orElse(null);
+        }
+        if (row != null) {
+          deleteIndex(connection, row.rowKey());
+          try (PreparedStatement ps =
+              connection.prepareStatement("DELETE FROM records WHERE pk = ?")) {
+            ps.setLong(1, row.rowKey());
+            ps.executeUpdate();
+          }
+          read.put(scope.qualify(id), Optional.empty());
+          logged.add(
+              new Logged(
+                  scope,
+                  id,
+                  row.type(),
+                  row.version(),
+                  removalMicros(row),
+                  row.document(),
+                  true,
+                  log,
+                  null,
+                  false));
+        }
+      } catch (SQLException e) {
+        throw new SqlFailure(e);
+      }
+    }
+  }
+
+  /** One write of a transaction, waiting for its sequence number. */
+  private record Logged(
+      Scope scope,
+      String id,
+      String type,
+      long version,
+      long micros,
+      String document,
+      boolean deleted,
+      WriteLog log,
+      Long pk,
+      boolean created) {}
+
+  private static void deleteIndex(Connection connection, long pk) throws SQLException {
+    for (String table : List.of("record_tags", "record_fields")) {
+      try (PreparedStatement ps =
+          connection.prepareStatement("DELETE FROM " + table + " WHERE pk = ?")) {
+        ps.setLong(1, pk);
+        ps.executeUpdate();
+      }
+    }
+  }
+
+  /**
+   * The latest entry of each record in the version log that meets {@code condition} (with {@code
+   * params}). This reads every entry and keeps the newest of each record; a database that can pick
+   * them in the query does so instead.
+   */
+  protected List<VersionEntry> latestVersions(
+      Connection connection, String condition, List<Object> params) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            VERSION_COLUMNS + " WHERE " + condition + " ORDER BY scope_key, id, seq DESC")) {
+      bindAll(ps, params);
+      List<VersionEntry> latest = new ArrayList<>();
+      VersionEntry previous = null;
+      for (VersionEntry entry : readVersions(ps)) {
+        // Newest first within each record: keep the first entry of each.
+        if (previous == null
+            || !previous.id().equals(entry.id())
+            || !previous.scope().equals(entry.scope())) {
+          latest.add(entry);
+        }
+        previous = entry;
+      }
+      return latest;
+    }
+  }
+
+  private static final String FIND =
+      "SELECT type, version, created_us, updated_us, deleted, doc, pk, created_seq FROM records"
+          + " WHERE scope_key = ? AND id = ?";
+
+  /** The columns of the version log, as {@link #readVersions} reads them. */
+  protected static final String VERSION_COLUMN_LIST =
+      "scope_key, id, version, seq, written_us, writer, deleted, doc";
+
+  private static final String VERSION_COLUMNS =
+      "SELECT " + VERSION_COLUMN_LIST + " FROM record_versions";
+
+  private static final String SNAPSHOT_COLUMNS =
+      "SELECT scope_key, name, descendants, seq, created_us, created_by FROM snapshots";
+
+  /** The version-log entries that {@code ps} selects in {@link #VERSION_COLUMN_LIST}'s columns. */
+  protected static List<VersionEntry> readVersions(PreparedStatement ps) throws SQLException {
+    List<VersionEntry> entries = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        entries.add(
+            new VersionEntry(
+                Scope.parseCanonical(rs.getString(1)),
+                rs.getString(2),
+                rs.getLong(3),
+                rs.getLong(4),
+                rs.getLong(5),
+                rs.getString(6),
+                rs.getBoolean(7),
+                rs.getString(8)));
+      }
+    }
+    return entries;
+  }
+
+  private static List<SnapshotEntry> readSnapshots(PreparedStatement ps) throws SQLException {
+    List<SnapshotEntry> entries = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        entries.add(
+            new SnapshotEntry(
+                Scope.parseCanonical(rs.getString(1)),
+                rs.getString(2),
+                rs.getBoolean(3),
+                rs.getLong(4),
+                rs.getLong(5),
+                rs.getString(6)));
+      }
+    }
+    return entries;
+  }
+
+  /** Binds {@code params} in order, from the first parameter of {@code ps} on. */
+  protected static void bindAll(PreparedStatement ps, List<Object> params) throws SQLException {
+    for (int i = 0; i < params.size(); i++) {
+      ps.setObject(i + 1, params.get(i));
+    }
+  }
+
+  private static final String ROW_COLUMNS =
+      "SELECT scope_key, id, type, version, created_us, updated_us, deleted, doc, pk, created_seq"
+          + " FROM records";
+
+  /** A row read from {@link #ROW_COLUMNS}' columns, starting at column {@code first}. */
+  private static StoredRecord row(ResultSet rs, int first) throws SQLException {
+    return new StoredRecord(
+        Scope.parseCanonical(rs.getString(first)),
+        rs.getString(first + 1),
+        rs.getString(first + 2),
+        rs.getLong(first + 3),
+        rs.getLong(first + 4),
+        rs.getLong(first + 5),
+        rs.getBoolean(first + 6),
+        rs.getString(first + 7),
+        RecordIndex.NONE,
+        rs.getLong(first + 8),
+        rs.getLong(first + 9));
+  }
+
+  private static List<StoredRecord> readRows(PreparedStatement ps) throws SQLException {
+    List<StoredRecord> rows = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        rows.add(row(rs, 1));
+      }
+    }
+    return rows;
+  }
+
+  private static Optional<StoredRecord> find(PreparedStatement ps, Scope scope, String id)
+      throws SQLException {
+    ps.setString(1, scope.canonical());
+    ps.setString(2, id);
+    try (ResultSet rs = ps.executeQuery()) {
+      if (!rs.next()) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          new StoredRecord(
+              scope,
+              id,
+              rs.getString(1),
+              rs.getLong(2),
+              rs.getLong(3),
+              rs.getLong(4),
+              rs.getBoolean(5),
+              rs.getString(6),
+              RecordIndex.NONE,
+              rs.getLong(7),
+              rs.getLong(8)));
+    }
+  }
+
+  /**
+   * The columns of a change joined with its record as it is now: the change's sequence number,
+   * kind, scope and id; the record's {@code ROW_COLUMNS} (null when it is gone); what the write was
+   * (type, version, writer, time). Named apart, so that a subquery may select them all.
+   */
+  protected static final String CHANGE_COLUMNS =
+      "c.seq, c.kind, c.scope_key AS change_scope, c.id AS change_id, r.scope_key, r.id, r.type,"
+          + " r.version, r.created_us, r.updated_us, r.deleted, r.doc, r.pk, r.created_seq,"
+          + " c.type AS change_type, c.version AS change_version, c.agent, c.at_us FROM changes c"
+          + " LEFT JOIN records r ON r.scope_key = c.scope_key AND r.id = c.id";
+
+  /** The change read from {@link #CHANGE_COLUMNS}' columns, starting at column {@code first}. */
+  protected static Change change(ResultSet rs, int first) throws SQLException {
+    return new Change(
+        rs.getLong(first),
+        Change.Kind.fromWireName(rs.getString(first + 1)),
+        Scope.parseCanonical(rs.getString(first + 2)),
+        rs.getString(first + 3),
+        rs.getString(first + 14),
+        rs.getLong(first + 15),
+        rs.getString(first + 16),
+        rs.getLong(first + 17),
+        rs.getString(first + 4) == null ? null : row(rs, first + 4));
+  }
+
+  /**
+   * The batch of {@code changes} read after {@code after} up to {@code through}, at most {@code
+   * limit} of them.
+   */
+  protected static ChangeBatch batch(List<Change> changes, long after, long through, int limit) {
+    // A full batch may stop short of what is committed; the next one goes on from its last change.
+    long caughtUp = changes.size() == limit ? changes.get(changes.size() - 1).seq() : through;
+    return new ChangeBatch(changes, Math.max(after, caughtUp));
+  }
+
+  @Override
+  public Optional<StoredRecord> find(Scope scope, String id) {
+    try (SqlLease lease = lease()) {
+      return find(lease.cached(FIND), scope, id);
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  @Override
+  public StoragePage query(StorageQuery query) {
+    try (SqlLease lease = lease()) {
+      Connection connection = lease.connection();
+      long mark = query.mark() >= 0 ? query.mark() : queryMark(connection);
+      SqlQuery sql = SqlQuery.build(query, mark);
+      long total;
+      try (PreparedStatement ps = connection.prepareStatement(sql.countSql())) {
+        sql.bindCount(ps);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          total = rs.getLong(1);
+        }
+      }
+      List<StoragePage.Row> rows = new ArrayList<>();
+      if (total > 0) {
+        try (PreparedStatement ps = connection.prepareStatement(sql.pageSql())) {
+          sql.bindPage(ps);
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              rows.add(
+                  new StoragePage.Row(rs.getString(2), new Position(rs.getLong(3), rs.getLong(1))));
+            }
+          }
+        }
+      }
+      return new StoragePage(rows, total, mark);
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  @Override
+  public List<StoredRecord> live(Collection<Long> rowKeys) {
+    if (rowKeys.isEmpty()) {
+      return List.of();
+    }
+    try (SqlLease lease = lease()) {
+      PreparedStatement ps = lease.cached(ROW_COLUMNS + " WHERE pk = ANY(?) AND deleted = FALSE");
+      bindRowKeys(lease.connection(), ps, 1, rowKeys.toArray(Long[]::new));
+      return readRows(ps);
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  @Override
+  public List<StoredRecord> scanLive(long afterRowKey, int limit) {
+    return rowsAfter(
+        ROW_COLUMNS + " WHERE pk > ? AND deleted = FALSE ORDER BY pk LIMIT ?", afterRowKey, limit);
+  }
+
+  @Override
+  public List<StoredRecord> scanRows(long afterRowKey, int limit) {
+    return rowsAfter(ROW_COLUMNS + " WHERE pk > ? ORDER BY pk LIMIT ?", afterRowKey, limit);
+  }
+
+  /** The rows {@code sql} selects with the parameters {@code after} and {@code limit}. */
+  private List<StoredRecord> rowsAfter(String sql, long after, int limit) {
+    try (SqlLease lease = lease();
+        PreparedStatement ps = lease.connection().prepareStatement(sql)) {
+      ps.setLong(1, after);
+      ps.setInt(2, limit);
+      return readRows(ps);
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  @Override
+  public List<VersionEntry> versionsAfter(long afterSeq, int limit) {
+    try (SqlLease lease = lease();
+        PreparedStatement ps =
+            lease
+                .connection()
+                .prepareStatement(VERSION_COLUMNS + " WHERE seq > ? ORDER BY seq LIMIT ?")) {
+      ps.setLong(1, afterSeq);
+      ps.setInt(2, limit);
+      return readVersions(ps);
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  @Override
+  public List<SnapshotEntry> allSnapshots() {
+    try (SqlLease lease = lease();
+        PreparedStatement ps =
+            lease
+                .connection()
+                .prepareStatement(SNAPSHOT_COLUMNS + " ORDER BY seq, scope_key, name")) {
+      return readSnapshots(ps);
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  @Override
+  public List<String> contentHashesAfter(String afterHash, int limit) {
+    List<String> hashes = new ArrayList<>();
+    try (SqlLease lease = lease();
+        PreparedStatement ps =
+            lease
+                .connection()
+                .prepareStatement(
+                    "SELECT hash FROM contents WHERE hash > ? ORDER BY hash LIMIT ?")) {
+      ps.setString(1, afterHash);
+      ps.setInt(2, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          hashes.add(rs.getString(1));
+        }
+      }
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+    return hashes;
+  }
+
+  @Override
+  public long countLive() {
+    try (SqlLease lease = lease();
+        Statement s = lease.connection().createStatement();
+        ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM records WHERE deleted = FALSE")) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  @Override
+  public void putContent(ContentReference reference, byte[] bytes) {
+    inTransaction(
+        tx -> {
+          try (PreparedStatement ps =
+              connection(tx)
+                  .prepareStatement(
+                      insertOrKeep("contents", "hash, encoding, bytes, body", "hash"))) {
+            ps.setString(1, reference.hash());
+            ps.setString(2, reference.encoding());
+            ps.setLong(3, reference.bytes());
+            ps.setBytes(4, bytes);
+            ps.executeUpdate();
+            return null;
+          } catch (SQLException e) {
+            throw new SqlFailure(e);
+          }
+        });
+  }
+
+  @Override
+  public Optional<StoredContent> getContent(String hash) {
+    try (SqlLease lease = lease();
+        PreparedStatement ps =
+            lease
+                .connection()
+                .prepareStatement("SELECT encoding, bytes, body FROM contents WHERE hash = ?")) {
+      ps.setString(1, hash);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        return Optional.of(
+            new StoredContent(
+                new ContentReference(hash, rs.getString(1), rs.getLong(2)), rs.getBytes(3)));
+      }
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  /** The number of {@code ?} placeholders that {@code columns}, separated by commas, need. */
+  protected static String placeholders(String columns) {
+    return String.join(", ", Collections.nCopies(columns.split(",").length, "?"));
+  }
+}
