@@ -188,22 +188,11 @@ final class H2Storage extends SqlStorage {
     return false;
   }
 
+  /** H2's {@code MERGE}, which writes the same values over a row that is there already. */
   @Override
   protected String insertOrKeep(String table, String columns, String key) {
-    return "MERGE INTO "
-        + table
-        + "("
-        + columns
-        + ") KEY("
-        + key
-        + ") VALUES ("
-        + placeholders(columns)
-        + ")";
-  }
-
-  @Override
-  protected String insertNew(String table, String columns) {
-    return "INSERT INTO " + table + "(" + columns + ") VALUES (" + placeholders(columns) + ")";
+    return "MERGE INTO %s(%s) KEY(%s) VALUES (%s)"
+        .formatted(table, columns, key, placeholders(columns));
   }
 
   /** Returns once what this thread committed is as durable as the store promises. */

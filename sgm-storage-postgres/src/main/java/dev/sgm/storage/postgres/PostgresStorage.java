@@ -190,27 +190,13 @@ final class PostgresStorage extends SqlStorage {
 
   @Override
   protected String insertOrKeep(String table, String columns, String key) {
-    return "INSERT INTO "
-        + table
-        + "("
-        + columns
-        + ") VALUES ("
-        + placeholders(columns)
-        + ") ON CONFLICT ("
-        + key
-        + ") DO NOTHING";
+    return insertInto(table, columns) + " ON CONFLICT (" + key + ") DO NOTHING";
   }
 
   /** A duplicate inserts nothing: a failed statement would end the whole transaction. */
   @Override
   protected String insertNew(String table, String columns) {
-    return "INSERT INTO "
-        + table
-        + "("
-        + columns
-        + ") VALUES ("
-        + placeholders(columns)
-        + ") ON CONFLICT DO NOTHING";
+    return insertInto(table, columns) + " ON CONFLICT DO NOTHING";
   }
 
   @Override

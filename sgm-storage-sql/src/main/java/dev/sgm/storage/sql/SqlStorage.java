@@ -114,10 +114,18 @@ public abstract class SqlStorage implements Storage {
 
   /**
    * An insert into {@code table} of a row that should be new: a duplicate key either fails the
-   * statement (H2, where the transaction goes on after a failed statement) or inserts nothing
-   * (PostgreSQL, where a failed statement would end the transaction). Callers handle both.
+   * statement (by default, and on H2, where the transaction goes on after a failed statement) or
+   * inserts nothing (PostgreSQL, where a failed statement would end the transaction). Callers
+   * handle both.
    */
-  protected abstract String insertNew(String table, String columns);
+  protected String insertNew(String table, String columns) {
+    return insertInto(table, columns);
+  }
+
+  /** A plain insert of one row into {@code columns} of {@code table}, every value a parameter. */
+  protected static String insertInto(String table, String columns) {
+    return "INSERT INTO " + table + "(" + columns + ") VALUES (" + placeholders(columns) + ")";
+  }
 
   /** Binds the row keys {@code keys} as the array parameter {@code index} of {@code ps}. */
   protected void bindRowKeys(Connection connection, PreparedStatement ps, int index, Long[] keys)
@@ -1032,7 +1040,7 @@ public abstract class SqlStorage implements Storage {
     }
   }
 
-  /** The number of {@code ?} placeholders that {@code columns}, separated by commas, need. */
+  /** The {@code ?} placeholders that {@code columns}, separated by commas, need. */
   protected static String placeholders(String columns) {
     return String.join(", ", Collections.nCopies(columns.split(",").length, "?"));
   }
