@@ -298,6 +298,7 @@ public abstract class StorageTck {
     Scope alpha = scope("alpha");
     put(row(alpha, "a", 1, "one"));
     long mark = storage.committedSequence();
+    long removedAfter = System.currentTimeMillis() * 1000;
     storage.inTransaction(
         tx -> {
           tx.remove(alpha, "a", new WriteLog(Change.Kind.DELETED, "bob", false));
@@ -311,6 +312,9 @@ public abstract class StorageTck {
     assertEquals(alpha, changes.get(0).scope());
     assertEquals("a", changes.get(0).id());
     assertNull(changes.get(0).current(), "no row any more");
+    assertTrue(
+        changes.get(0).atMicros() >= removedAfter,
+        "a deletion is logged at the time it happened, not at the row's last write");
     // Removing what is not there changes nothing and logs nothing.
     storage.inTransaction(
         tx -> {

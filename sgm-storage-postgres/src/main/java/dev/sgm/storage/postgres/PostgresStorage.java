@@ -205,12 +205,6 @@ final class PostgresStorage extends SqlStorage {
     ps.setArray(index, connection.createArrayOf("bigint", keys));
   }
 
-  /** The removed row's own time. */
-  @Override
-  protected long removalMicros(StoredRecord row) {
-    return row.updatedMicros();
-  }
-
   /** Picks the latest entry of each record in the query, rather than reading them all. */
   @Override
   protected List<VersionEntry> latestVersions(

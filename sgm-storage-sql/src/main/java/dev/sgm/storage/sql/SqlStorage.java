@@ -134,7 +134,7 @@ public abstract class SqlStorage implements Storage {
   }
 
   /** The time the change log gives a removal of {@code row}: when it happened. */
-  protected long removalMicros(StoredRecord row) {
+  private static long removalMicros(StoredRecord row) {
     // A removal has no record time of its own.
     return Math.max(row.updatedMicros(), Timestamps.toMicros(Instant.now()));
   }
