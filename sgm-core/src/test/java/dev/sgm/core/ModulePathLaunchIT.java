@@ -35,6 +35,9 @@ class ModulePathLaunchIT {
     }
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    // As bin/sgm launches it: without this the JVM warns on standard error, which the tests read
+    // with standard output, in the middle of an output line.
+    command.add("--enable-native-access=org.apache.lucene.core");
     command.add("--module-path");
     command.add(jar + java.io.File.pathSeparator + target.resolve("lib"));
     command.add("--module");
