@@ -47,7 +47,8 @@ class DistributionIT {
     Path out = Files.createTempFile(temp, "out", ".txt");
     Path err = Files.createTempFile(temp, "err", ".txt");
     Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-    assertTrue(process.waitFor(60, TimeUnit.SECONDS));
+    // A ceiling for a hung command, not a target: a whole kit run takes about 40 s on 2 cores.
+    assertTrue(process.waitFor(5, TimeUnit.MINUTES));
     return new Result(process.exitValue(), Files.readString(out), Files.readString(err));
   }
 
@@ -380,7 +381,12 @@ class DistributionIT {
           List.of(served.http(), served.grpc(), served.mcp().replace("http://", "mcp+http://"))) {
         Result run = sgm(DIST, Map.of(), "tck", url);
         assertEquals(0, run.code(), url + "\n" + run.out() + run.err());
-        for (String suite : List.of("core", "collaboration", "code", "history", "contract")) {
+        // Exit code 0 allows failed further rules; this project's server keeps every rule.
+        assertTrue(
+            run.out().contains("\nverdict: conforming: every rule that ran passed\n"),
+            url + "\n" + run.out());
+        for (String suite :
+            List.of("core", "collaboration", "code", "history", "relevance", "contract")) {
           assertTrue(
               run.out().matches("(?s).*suite " + suite + "[^\n]*: conforming \\([1-9].*"),
               url + " " + suite + "\n" + run.out());

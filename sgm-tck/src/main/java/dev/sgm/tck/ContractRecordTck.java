@@ -140,7 +140,9 @@ public abstract class ContractRecordTck extends TckSupport {
 
   @Test
   @DisplayName("§1 an identical re-store changes nothing: same version, same updated_at")
-  @Requirement(rule = "C2")
+  // The contract's store semantics, stricter than the seeds' C2 (which CoreConformanceTck checks):
+  // a seed rule's name here would report a failure of C2 under a core verdict that passed.
+  @Requirement(rule = "§1 store semantics")
   void store_identicalRestoreChangesNothing() {
     ObjectNode scope = scope("project", unique("store"));
     ObjectNode record = record("same", "note", scope);

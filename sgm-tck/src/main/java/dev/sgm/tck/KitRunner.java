@@ -8,8 +8,10 @@ import java.io.PrintWriter;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.support.descriptor.MethodSource;
 import org.junit.platform.launcher.Launcher;
@@ -23,8 +25,9 @@ import org.junit.platform.reporting.legacy.xml.LegacyXmlReportGeneratingListener
 /**
  * Runs the kit's suites with the JUnit Platform launcher against any {@link SgmClient}: a line per
  * test with the rule, its strength and the outcome (skips with their reason), then a verdict per
- * suite (the seeds' core cases first, then each profile, then the contract's further rules), a
- * summary, and JUnit XML on request. {@code sgm tck URL} runs it when this module is present.
+ * suite (the seeds' core cases first, then each profile, then this project's further rules), a
+ * summary, the verdict, and JUnit XML on request. {@code sgm tck URL} runs it when this module is
+ * present.
  */
 public final class KitRunner implements ConformanceKit {
   /** The server under test, for the suites below; one run at a time. */
@@ -78,30 +81,54 @@ public final class KitRunner implements ConformanceKit {
     }
   }
 
+  /** The relevance suite against the target (skipped unless discovery advertises retrieval). */
+  public static final class Relevance extends RelevanceTck {
+    @Override
+    protected SgmClient client() {
+      return target;
+    }
+  }
+
   private record Outcome(
       String suite, String status, String level, String rule, String name, String reason) {}
 
-  /** A suite of the kit: its class and how the verdict names it. */
-  private record Suite(Class<?> type, String title) {}
+  /**
+   * What a suite's failure means. The seeds make the core cases mandatory and verify each profile
+   * an implementation advertises; the rest of the kit checks this project's contract, which the
+   * seeds do not bind other implementations to.
+   */
+  private enum Kind {
+    /** The seeds' C1–C12: a failure means the target is not a conforming SGM implementation. */
+    CORE,
+    /** A profile of the seeds, run when advertised: a failure means it breaks what it claims. */
+    PROFILE,
+    /** This project's further rules: reported, but they do not decide the verdict. */
+    FURTHER
+  }
+
+  /** A suite of the kit: its class, how the verdict names it, and what its failure means. */
+  private record Suite(Class<?> type, String title, Kind kind) {}
 
   /**
    * Every suite, in the order of the verdict: the seeds' core cases first, then each profile (a
-   * suite skips itself when the target does not advertise its profile), then the contract's further
-   * rules, a suite per section of the contract. Each is named by the class that declares its tests,
-   * so the contract's sections, which {@link Contract} runs together, are told apart.
+   * suite skips itself when the target does not advertise its profile), then this project's further
+   * rules: the change feed and relevance (each skipped unless advertised) and a suite per section
+   * of the contract. Each is named by the class that declares its tests, so the contract's
+   * sections, which {@link Contract} runs together, are told apart.
    */
   private static final List<Suite> SUITES =
       List.of(
-          new Suite(CoreConformanceTck.class, "core (the seeds' C1-C12)"),
-          new Suite(CollaborationTck.class, "collaboration profile"),
-          new Suite(CodeTck.class, "code profile"),
-          new Suite(HistoryTck.class, "history profile"),
-          new Suite(ChangesTck.class, "change feed"),
-          contract(ContractRecordTck.class, "§1 the record"),
-          contract(ContractScopeTck.class, "§2 scope and identity"),
-          contract(ContractOperationsTck.class, "§3 operations"),
-          contract(ContractDiscoveryTck.class, "§4 discovery"),
-          contract(ContractErrorsTck.class, "§5 errors"));
+          new Suite(CoreConformanceTck.class, "core (the seeds' C1-C12)", Kind.CORE),
+          new Suite(CollaborationTck.class, "collaboration profile", Kind.PROFILE),
+          new Suite(CodeTck.class, "code profile", Kind.PROFILE),
+          new Suite(HistoryTck.class, "history profile", Kind.PROFILE),
+          further(ChangesTck.class, "change feed (contract §3.1"),
+          further(RelevanceTck.class, "relevance (contract §3"),
+          further(ContractRecordTck.class, "contract §1 the record ("),
+          further(ContractScopeTck.class, "contract §2 scope and identity ("),
+          further(ContractOperationsTck.class, "contract §3 operations ("),
+          further(ContractDiscoveryTck.class, "contract §4 discovery ("),
+          further(ContractErrorsTck.class, "contract §5 errors ("));
 
   /** The classes the launcher runs, against the target. */
   private static final List<Class<?>> RUN =
@@ -111,10 +138,13 @@ public final class KitRunner implements ConformanceKit {
           Code.class,
           History.class,
           Changes.class,
+          Relevance.class,
           Contract.class);
 
-  private static Suite contract(Class<?> section, String title) {
-    return new Suite(section, "contract " + title + " (this project's further rules)");
+  /** A suite of this project's further rules; {@code opening} ends in "(" or a clause of it. */
+  private static Suite further(Class<?> type, String opening) {
+    String separator = opening.endsWith("(") ? "" : ", ";
+    return new Suite(type, opening + separator + "this project's further rules)", Kind.FURTHER);
   }
 
   @Override
@@ -141,7 +171,13 @@ public final class KitRunner implements ConformanceKit {
             if (!id.isTest()) {
               return;
             }
-            String reason = result.getThrowable().map(t -> firstLine(t.getMessage())).orElse("");
+            String reason =
+                result
+                    .getThrowable()
+                    // JUnit puts "Assumption failed: " before a skip's reason; the reason reads
+                    // alone.
+                    .map(t -> firstLine(t.getMessage()).replaceFirst("^Assumption failed: ", ""))
+                    .orElse("");
             String status =
                 switch (result.getStatus()) {
                   case SUCCESSFUL -> "PASS";
@@ -173,29 +209,72 @@ public final class KitRunner implements ConformanceKit {
         default -> skipped++;
       }
     }
-    boolean coreFailed = false;
+    List<String> coreFailures = new ArrayList<>();
+    List<String> profileFailures = new ArrayList<>();
+    long furtherFailures = 0;
     for (Suite suite : SUITES) {
       long[] counts = new long[3];
+      Set<String> skipReasons = new LinkedHashSet<>();
       for (Outcome o : outcomes) {
         if (o.suite().equals(suite.type().getName())) {
-          counts[o.status().equals("PASS") ? 0 : o.status().equals("FAIL") ? 1 : 2]++;
+          switch (o.status()) {
+            case "PASS" -> counts[0]++;
+            case "FAIL" -> {
+              counts[1]++;
+              switch (suite.kind()) {
+                case CORE -> coreFailures.add(o.rule());
+                case PROFILE -> profileFailures.add(suite.title());
+                case FURTHER -> furtherFailures++;
+              }
+            }
+            default -> {
+              counts[2]++;
+              skipReasons.add(o.reason());
+            }
+          }
         }
       }
-      String verdict =
-          counts[1] > 0
-              ? "NOT CONFORMING"
-              : counts[0] == 0 ? "not run (not advertised)" : "conforming";
-      coreFailed |= suite.type() == CoreConformanceTck.class && counts[1] > 0;
+      String verdict;
+      if (counts[1] > 0) {
+        verdict = "NOT CONFORMING";
+      } else if (counts[0] > 0) {
+        verdict = "conforming";
+      } else {
+        // Every test skipped: say why, when the suite gave one reason (its capability is absent).
+        verdict =
+            skipReasons.size() == 1 && !skipReasons.iterator().next().isBlank()
+                ? "not run: " + skipReasons.iterator().next()
+                : "not run (not advertised)";
+      }
       out.printf(
           "suite %s: %s (%d passed, %d failed, %d skipped)%n",
           suite.title(), verdict, counts[0], counts[1], counts[2]);
     }
     out.printf("tck: %d passed, %d failed, %d skipped%n", passed, failed, skipped);
-    out.flush();
-    if (coreFailed) {
-      return Verdict.CORE_FAILED;
+    Verdict verdict;
+    if (!coreFailures.isEmpty()) {
+      verdict = Verdict.CORE_FAILED;
+      Set<String> cases = new LinkedHashSet<>(coreFailures);
+      out.printf(
+          "verdict: NOT CONFORMING: the seeds' core %s %s failed%n",
+          cases.size() == 1 ? "case" : "cases", String.join(", ", cases));
+    } else if (!profileFailures.isEmpty()) {
+      verdict = Verdict.PROFILE_FAILED;
+      out.printf(
+          "verdict: NOT CONFORMING: the seeds' core cases passed, but the advertised %s failed%n",
+          String.join(", ", new LinkedHashSet<>(profileFailures)));
+    } else if (furtherFailures > 0) {
+      verdict = Verdict.FURTHER_RULES_FAILED;
+      out.printf(
+          "verdict: conforming: the seeds' core cases and every advertised profile passed;"
+              + " %d of this project's further rules failed%n",
+          furtherFailures);
+    } else {
+      verdict = Verdict.CONFORMING;
+      out.println("verdict: conforming: every rule that ran passed");
     }
-    return failed == 0 ? Verdict.CONFORMING : Verdict.FURTHER_RULES_FAILED;
+    out.flush();
+    return verdict;
   }
 
   private static Outcome outcome(TestIdentifier id, String status, String reason) {

@@ -22,6 +22,7 @@ import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -31,10 +32,12 @@ import org.junit.jupiter.api.Test;
  * {@code total}, deletions and updates, paging under writes, read-your-writes, the {@code mode}
  * field and its errors, bad {@code text}, and discovery's {@code retrieval} object.
  *
- * <p>Tests of lexical behaviour ask for {@code mode: text}; tests that hold in every mode run once
- * per mode that discovery advertises; semantic and hybrid tests are skipped, with the reason, when
- * the mode is not advertised. The mode a query is meant to use is left out of the request when it
- * is the default, as most clients write it.
+ * <p>The suite runs against an implementation whose discovery advertises retrieval (a {@code
+ * retrieval} object, which the contract's §4 does not require); against one that does not, every
+ * test is skipped with that reason. Tests of lexical behaviour ask for {@code mode: text}; tests
+ * that hold in every mode run once per mode that discovery advertises; semantic and hybrid tests
+ * are skipped, with the reason, when the mode is not advertised. The mode a query is meant to use
+ * is left out of the request when it is the default, as most clients write it.
  */
 public abstract class RelevanceTck extends TckSupport {
   private static final String TEXT = "text";
@@ -46,7 +49,15 @@ public abstract class RelevanceTck extends TckSupport {
 
   private static final int FILTERED_MATCHES = 6;
 
-  /** What discovery says about retrieval; without a {@code retrieval} object, text only. */
+  /** Skips every test, with the reason, unless discovery advertises retrieval. */
+  @BeforeEach
+  final void assumeRetrievalIsAdvertised() {
+    Assumptions.assumeTrue(
+        discovery().path("retrieval").isObject(),
+        "the implementation does not advertise 'retrieval' in discovery");
+  }
+
+  /** What discovery says about retrieval; without {@code modes}, text only. */
   private record Retrieval(List<String> modes, String defaultMode) {}
 
   private Retrieval retrieval() {

@@ -103,6 +103,20 @@ class TckCanFailTest {
     }
   }
 
+  static class RelevanceWithoutRetrieval extends RelevanceTck {
+    @Override
+    protected SgmClient client() {
+      SgmClient real = InProcess.client();
+      return (operation, request) -> {
+        com.fasterxml.jackson.databind.JsonNode response = real.call(operation, request);
+        if (operation.equals("discover")) {
+          ((com.fasterxml.jackson.databind.node.ObjectNode) response).remove("retrieval");
+        }
+        return response;
+      };
+    }
+  }
+
   static class LateFilteringRelevance extends RelevanceTck {
     @Override
     protected SgmClient client() {
@@ -343,6 +357,14 @@ class TckCanFailTest {
     // Without an embedding model the semantic and hybrid rules are skipped, with their reason.
     assertEquals(
         Set.of("semantic_findsAParaphrase", "hybrid_findsKeywordAndParaphrase"), outcome.skipped());
+  }
+
+  @Test
+  void theRelevanceSuiteIsSkippedWhenDiscoveryAdvertisesNoRetrieval() {
+    Outcome outcome = run(RelevanceWithoutRetrieval.class);
+    assertEquals(Set.of(), outcome.failed());
+    assertEquals(Set.of(), outcome.passed());
+    assertEquals(27, outcome.skipped().size(), outcome.skipped()::toString);
   }
 
   @Test
