@@ -81,6 +81,15 @@ public final class MemoryRecord {
     return tree;
   }
 
+  /**
+   * False when the document has no top-level field {@code name}; true when it has, or may have.
+   * An unparsed document is not parsed for this: its text has no {@code "name"} at all then.
+   */
+  boolean mayHave(String name) {
+    ObjectNode tree = json;
+    return tree != null ? tree.has(name) : text.contains("\"" + name + "\"");
+  }
+
   /** The document as compact JSON text, exactly as stored. */
   public String text() {
     String value = text;

@@ -38,7 +38,11 @@ public enum Sensitivity {
    * implementation does not know counts as secret, so that a typo never exposes content.
    */
   public static Sensitivity of(MemoryRecord record) {
-    return ofJson(record.json().path("sensitivity").path("level"));
+    // Most records name no level: their stored text is then not parsed for it.
+    if (!record.mayHave("sensitivity")) {
+      return PUBLIC;
+    }
+    return ofJson(record.view().path("sensitivity").path("level"));
   }
 
   /** The level a {@code sensitivity.level} value names (see {@link #of(MemoryRecord)}). */

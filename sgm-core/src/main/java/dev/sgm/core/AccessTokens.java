@@ -61,7 +61,8 @@ public final class AccessTokens {
   private final Map<String, Checked> recent = new ConcurrentHashMap<>();
   private final FailedAttempts failures;
 
-  private record Checked(TokenStore.Entry entry, long atNanos) {}
+  /** A token as last read from the storage, with its grants parsed once rather than per call. */
+  private record Checked(TokenStore.Entry entry, Grants grants, long atNanos) {}
 
   AccessTokens(Config config, Optional<TokenStore> store, Clock clock) {
     this.store = store;
@@ -149,11 +150,10 @@ public final class AccessTokens {
     if (authorization == null || authorization.isBlank()) {
       throw unauthenticated("this server needs a token: Authorization: Bearer <token>");
     }
-    String[] parts = authorization.strip().split("\\s+", 2);
-    if (parts.length != 2 || !parts[0].equalsIgnoreCase("Bearer")) {
+    String token = bearerToken(authorization);
+    if (token == null) {
       throw unauthenticated("the Authorization header must be 'Bearer <token>'");
     }
-    String token = parts[1];
     if (bootstrapHash != null && MessageDigest.isEqual(sha256(token), bootstrapHash)) {
       return new Caller(Optional.of(BOOTSTRAP_PRINCIPAL), origin, Grants.OWNER);
     }
@@ -162,7 +162,8 @@ public final class AccessTokens {
       failures.failed(clientAddress, origin);
       throw unauthenticated("the token is not valid (malformed, unknown, revoked or expired)");
     }
-    TokenStore.Entry entry = entry(matcher.group(1));
+    Checked checked = checked(matcher.group(1));
+    TokenStore.Entry entry = checked == null ? null : checked.entry();
     byte[] presented = sha256(matcher.group(2));
     boolean matches = MessageDigest.isEqual(presented, entry == null ? new byte[32] : entry.hash());
     Instant now = clock.instant();
@@ -173,22 +174,41 @@ public final class AccessTokens {
       failures.failed(clientAddress, origin);
       throw unauthenticated("the token is not valid (malformed, unknown, revoked or expired)");
     }
-    return Caller.authenticated(entry.principal(), origin, grantsOf(entry.grants()));
+    return Caller.authenticated(entry.principal(), origin, checked.grants());
   }
 
-  private TokenStore.Entry entry(String id) {
+  /**
+   * The token of {@code Bearer <token>} (the scheme in any case, any whitespace between), or null.
+   * Parsed by hand: this runs on every request, and a regular expression would be compiled each
+   * time.
+   */
+  private static String bearerToken(String authorization) {
+    String header = authorization.strip();
+    int space = 0;
+    while (space < header.length() && !Character.isWhitespace(header.charAt(space))) {
+      space++;
+    }
+    if (!header.substring(0, space).equalsIgnoreCase("Bearer")) {
+      return null;
+    }
+    String token = header.substring(space).strip();
+    return token.isEmpty() ? null : token;
+  }
+
+  private Checked checked(String id) {
     long now = System.nanoTime();
     Checked checked = recent.get(id);
     if (checked != null && now - checked.atNanos() < RECHECK.toNanos()) {
-      return checked.entry();
+      return checked;
     }
     TokenStore.Entry entry = store.flatMap(s -> s.find(id)).orElse(null);
-    if (entry != null) {
-      recent.put(id, new Checked(entry, now));
-    } else {
+    if (entry == null) {
       recent.remove(id);
+      return null;
     }
-    return entry;
+    checked = new Checked(entry, grantsOf(entry.grants()), now);
+    recent.put(id, checked);
+    return checked;
   }
 
   /** A new token, created and kept; its text is returned once and never again. */

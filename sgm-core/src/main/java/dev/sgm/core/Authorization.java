@@ -166,7 +166,23 @@ final class Authorization {
     if (!grants.canRead(record.scope())) {
       return null;
     }
-    return grants.cleared(Sensitivity.of(record)) ? record : redacted(record);
+    return cleared(grants, record);
+  }
+
+  /**
+   * A record read from a scope {@link #requireRead} let the caller read, as the caller may see it:
+   * only its level is checked, so that a read does not parse the stored text for its scope.
+   */
+  static MemoryRecord visibleInReadableScope(Caller caller, MemoryRecord record) {
+    Grants grants = caller.grants();
+    return grants.isOwner() ? record : cleared(grants, record);
+  }
+
+  private static MemoryRecord cleared(Grants grants, MemoryRecord record) {
+    if (grants.clearance() == Sensitivity.SECRET || grants.cleared(Sensitivity.of(record))) {
+      return record;
+    }
+    return redacted(record);
   }
 
   /** {@code record} with the withheld fields removed and {@code redacted: true}. */

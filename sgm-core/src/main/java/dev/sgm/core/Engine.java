@@ -370,7 +370,7 @@ final class Engine implements SgmService {
             .filter(r -> !r.deleted())
             .orElseThrow(() -> notFound(request.scope(), request.id()));
     MemoryRecord stored = MemoryRecord.ofStoredText(row.document());
-    MemoryRecord record = Authorization.visible(caller, stored);
+    MemoryRecord record = Authorization.visibleInReadableScope(caller, stored);
     if (!request.resolve() || record.reference().isEmpty()) {
       return ReadResult.of(record);
     }

@@ -7,6 +7,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.Json;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.health.v1.HealthGrpc;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -171,6 +177,9 @@ class PostgresNodesIT {
     Process process;
     int starts;
 
+    /** {@code host:port} of its gRPC transport, as its last start printed it. */
+    String grpc;
+
     Node(String databaseUrl, String... extra) throws IOException {
       this.databaseUrl = databaseUrl;
       this.port = freePort();
@@ -222,6 +231,10 @@ class PostgresNodesIT {
         process.destroyForcibly();
       }
       assertTrue(text.contains("ready in"), text);
+      java.util.regex.Matcher served =
+          java.util.regex.Pattern.compile("serving grpc://(\\S+)").matcher(text);
+      assertTrue(served.find(), text);
+      grpc = served.group(1);
     }
 
     /** SIGKILL: no shutdown hook, nothing flushed or closed. */
@@ -254,6 +267,38 @@ class PostgresNodesIT {
             .POST(HttpRequest.BodyPublishers.ofString(body))
             .build(),
         HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The standard gRPC health service of a node. */
+  private static final class GrpcHealth implements AutoCloseable {
+    private final ManagedChannel channel;
+    private final HealthGrpc.HealthBlockingStub stub;
+
+    GrpcHealth(String target) {
+      channel = Grpc.newChannelBuilder(target, InsecureChannelCredentials.create()).build();
+      stub = HealthGrpc.newBlockingStub(channel);
+    }
+
+    /** The status once it is {@code wanted}, or the last one seen after 10 s. */
+    ServingStatus await(ServingStatus wanted) throws InterruptedException {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      ServingStatus seen;
+      do {
+        seen =
+            stub.withDeadlineAfter(2, TimeUnit.SECONDS)
+                .check(HealthCheckRequest.newBuilder().setService("sgm.v1.Memory").build())
+                .getStatus();
+        if (seen != wanted) {
+          Thread.sleep(100);
+        }
+      } while (seen != wanted && System.nanoTime() < deadline);
+      return seen;
+    }
+
+    @Override
+    public void close() {
+      channel.shutdownNow();
+    }
   }
 
   private static HttpResponse<String> health(String node) throws IOException, InterruptedException {
@@ -425,6 +470,8 @@ class PostgresNodesIT {
       assertEquals("ok", healthy.path("status").asText(), healthy.toString());
       assertEquals("postgres", healthy.path("storage").path("name").asText(), healthy.toString());
       assertEquals("ok", healthy.path("storage").path("status").asText(), healthy.toString());
+      GrpcHealth grpcHealth = new GrpcHealth(node.grpc);
+      assertEquals(ServingStatus.SERVING, grpcHealth.await(ServingStatus.SERVING));
       Writers writers = new Writers("restart", List.of(node.url()), 4);
       long recoveredMs;
       try {
@@ -437,6 +484,10 @@ class PostgresNodesIT {
           JsonNode report = Json.parse(down.body());
           assertEquals("unavailable", report.path("status").asText(), down.body());
           assertEquals("unavailable", report.path("storage").path("status").asText());
+          assertEquals(
+              ServingStatus.NOT_SERVING,
+              grpcHealth.await(ServingStatus.NOT_SERVING),
+              "gRPC health while the database is down");
           long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
           while (writers.refused("503 unavailable") < 8 && System.nanoTime() < deadline) {
             Thread.sleep(100);
@@ -457,11 +508,16 @@ class PostgresNodesIT {
         }
         recoveredMs = (System.nanoTime() - back) / 1_000_000;
         assertEquals(200, health(node.url()).statusCode(), "healthy again within 30 s");
+        assertEquals(
+            ServingStatus.SERVING,
+            grpcHealth.await(ServingStatus.SERVING),
+            "gRPC health once the database is back");
         assertTrue(
             writers.acknowledged.size() > acknowledgedWhenBack, "stores succeed again within 30 s");
         Thread.sleep(500);
       } finally {
         writers.stop();
+        grpcHealth.close();
       }
       assertTrue(node.process.isAlive(), "the node kept running");
       assertEquals(pid, node.process.pid(), "the same node process recovered");

@@ -30,10 +30,15 @@ import java.util.concurrent.TimeUnit;
  * The gRPC server: every service of {@code sgm.v1} whose operations are offered (Memory always, a
  * profile's service while that profile is active), built from the descriptors' operation options;
  * health and reflection. Calls run on virtual threads, for the reason the HTTP transport gives: an
- * operation blocks on the store, and a parked virtual thread costs almost nothing.
+ * operation blocks on the store, and a parked virtual thread costs almost nothing. The standard
+ * health service says what {@code /healthz} says: {@code NOT_SERVING} while the storage is out of
+ * reach, checked every {@link #HEALTH_CHECK_MILLIS}.
  */
 public final class GrpcTransport implements Transport {
   private static final System.Logger LOG = System.getLogger(GrpcTransport.class.getName());
+
+  /** How often the health service asks the storage whether it answers. */
+  static final long HEALTH_CHECK_MILLIS = 1000;
 
   private final GrpcSettings settings;
   private final SgmService service;
@@ -41,6 +46,7 @@ public final class GrpcTransport implements Transport {
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
   private Server server;
   private WatchCall watches;
+  private Thread healthChecks;
 
   public GrpcTransport(GrpcSettings settings, SgmService service) {
     this.settings = settings;
@@ -73,9 +79,37 @@ public final class GrpcTransport implements Transport {
       }
     }
     server = builder.build().start();
-    health.setStatus("", ServingStatus.SERVING);
-    health.setStatus(MemoryGrpc.SERVICE_NAME, ServingStatus.SERVING);
+    updateHealth();
+    healthChecks = Thread.ofPlatform().daemon().name("sgm-grpc-health").start(this::checkHealth);
     LOG.log(System.Logger.Level.INFO, "gRPC transport listening on {0}", endpoints().get(0));
+  }
+
+  /** Follows the service's health until the transport closes. */
+  private void checkHealth() {
+    while (true) {
+      try {
+        Thread.sleep(HEALTH_CHECK_MILLIS);
+      } catch (InterruptedException e) {
+        return;
+      }
+      updateHealth();
+    }
+  }
+
+  private void updateHealth() {
+    ServingStatus status;
+    try {
+      status =
+          "ok".equals(service.health().path("status").asText())
+              ? ServingStatus.SERVING
+              : ServingStatus.NOT_SERVING;
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "the health check failed", e);
+      status = ServingStatus.NOT_SERVING;
+    }
+    // The same for the server as a whole and for Memory: Memory is what needs the storage.
+    health.setStatus("", status);
+    health.setStatus(MemoryGrpc.SERVICE_NAME, status);
   }
 
   /**
@@ -147,6 +181,7 @@ public final class GrpcTransport implements Transport {
     }
     // Watch streams never finish by themselves: ended first, so that shutdown does not wait.
     watches.closeAll();
+    healthChecks.interrupt();
     health.enterTerminalState();
     server.shutdown();
     try {
