@@ -82,8 +82,8 @@ public final class MemoryRecord {
   }
 
   /**
-   * False when the document has no top-level field {@code name}; true when it has, or may have.
-   * An unparsed document is not parsed for this: its text has no {@code "name"} at all then.
+   * False when the document has no top-level field {@code name}; true when it has, or may have. An
+   * unparsed document is not parsed for this: its text has no {@code "name"} at all then.
    */
   boolean mayHave(String name) {
     ObjectNode tree = json;
