@@ -129,9 +129,9 @@ final class LocalChannel {
 
   /**
    * Connects a client's end to {@code socket}. Every wait on it (connecting, writing, reading)
-   * fails with {@link Silent} after {@code timeoutNanos} without a byte moving; an answer is first
-   * awaited by polling for {@link Framed#SPIN_NANOS}, since being woken costs this much again on a
-   * virtual machine.
+   * fails with {@link Silent} after {@code timeoutNanos} without a byte moving. (Polling for a fast
+   * answer before sleeping saves a wake-up in isolation, but on two cores it took the CPU that the
+   * holder and the caller need, and made calls slower end to end, so it is not done.)
    */
   static Framed connect(Path socket, long timeoutNanos) throws IOException {
     SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
@@ -174,12 +174,6 @@ final class LocalChannel {
    */
   static final class Framed implements java.io.Closeable {
     private static final int BUFFER = 64 * 1024;
-
-    /**
-     * How long a client polls for an answer before it sleeps until one comes. A fast call's answer
-     * comes well within it; a slow one's costs this much CPU more, once.
-     */
-    static final long SPIN_NANOS = java.util.concurrent.TimeUnit.MICROSECONDS.toNanos(100);
 
     private final SocketChannel channel;
     private final ByteBuffer in = ByteBuffer.allocateDirect(BUFFER).flip();
@@ -297,11 +291,6 @@ final class LocalChannel {
       if (read != 0 || selector == null) {
         return read;
       }
-      long spinUntil = System.nanoTime() + SPIN_NANOS;
-      do {
-        Thread.onSpinWait();
-        read = channel.read(buffer);
-      } while (read == 0 && System.nanoTime() < spinUntil);
       while (read == 0) {
         await(SelectionKey.OP_READ);
         read = channel.read(buffer);
