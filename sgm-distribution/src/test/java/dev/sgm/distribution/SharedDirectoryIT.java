@@ -215,6 +215,136 @@ class SharedDirectoryIT {
     }
   }
 
+  private static final long TIMEOUT_MS = 1500;
+
+  private static JsonNode note(String id) {
+    return Json.parseObject(
+        "{\"record\": {\"id\": \""
+            + id
+            + "\", \"type\": \"note\", \"content\": \"about "
+            + id
+            + "\"}}",
+        "request");
+  }
+
+  private static int signal(String name, long pid) throws Exception {
+    return new ProcessBuilder("kill", "-" + name, Long.toString(pid)).start().waitFor();
+  }
+
+  @Test
+  void aHolderThatStopsAnsweringFailsCallsUnavailableAfterTheTimeoutAndAnswersWhenResumed()
+      throws Exception {
+    Path data = temp.resolve("data");
+    try (McpStdioClient holder = session(data, "holder");
+        McpStdioClient other =
+            new McpStdioClient(
+                sgm(
+                        "-D",
+                        "channel.timeout-ms=" + TIMEOUT_MS,
+                        "mcp",
+                        "--data",
+                        data.toString(),
+                        "--project",
+                        "kill",
+                        "--agent",
+                        "other")
+                    .redirectError(
+                        ProcessBuilder.Redirect.appendTo(temp.resolve("other.err").toFile())))) {
+      holder.call("store", note("before"));
+      JsonNode read = Json.object().put("id", "before");
+      assertEquals("before", other.call("read", read).path("record").path("id").asText());
+      long pid = holder(data);
+      assertEquals(holder.process().pid(), pid, "the first session holds the directory");
+      assertEquals(0, signal("STOP", pid));
+      try {
+        long started = System.nanoTime();
+        SgmException stopped =
+            org.junit.jupiter.api.Assertions.assertThrows(
+                SgmException.class, () -> other.call("read", read));
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertEquals(ErrorCode.UNAVAILABLE, stopped.code(), stopped.getMessage());
+        assertTrue(
+            stopped.getMessage().contains("has not answered for 1500 ms"), stopped.getMessage());
+        assertTrue(stopped.getMessage().contains("sending it again is safe"), stopped.getMessage());
+        assertTrue(millis >= TIMEOUT_MS, "failed after " + millis + " ms");
+        assertTrue(millis < TIMEOUT_MS + 1000, "failed after " + millis + " ms");
+        // A store waits the same, and says it may have been run: the holder reads it on resuming.
+        SgmException store =
+            org.junit.jupiter.api.Assertions.assertThrows(
+                SgmException.class, () -> other.call("store", note("while-stopped")));
+        assertEquals(ErrorCode.UNAVAILABLE, store.code(), store.getMessage());
+        assertTrue(store.getMessage().contains("may or may not have taken effect"));
+        // A command does too, with the exit code of unavailable.
+        long commandStarted = System.nanoTime();
+        Process command =
+            sgm(
+                    "-D",
+                    "channel.timeout-ms=" + TIMEOUT_MS,
+                    "--data",
+                    data.toString(),
+                    "read",
+                    "--scope",
+                    "project=kill",
+                    "--id",
+                    "before")
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(command.getInputStream().readAllBytes());
+        assertTrue(command.waitFor(30, TimeUnit.SECONDS));
+        long commandMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - commandStarted);
+        assertEquals(5, command.exitValue(), output);
+        assertTrue(output.contains("has not answered"), output);
+        assertTrue(commandMillis >= TIMEOUT_MS, "the command failed after " + commandMillis);
+      } finally {
+        assertEquals(0, signal("CONT", pid));
+      }
+      long resumed = System.nanoTime();
+      assertEquals("before", other.call("read", read).path("record").path("id").asText());
+      assertTrue(
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - resumed) < TIMEOUT_MS,
+          "the resumed holder answers at once");
+      assertEquals(
+          "while-stopped",
+          other
+              .call("read", Json.object().put("id", "while-stopped"))
+              .path("record")
+              .path("id")
+              .asText(),
+          "the store sent while the holder was stopped ran when it resumed");
+    }
+  }
+
+  private Process reindex(Path data) throws IOException {
+    return sgm("--data", data.toString(), "reindex")
+        .redirectError(ProcessBuilder.Redirect.PIPE)
+        .start();
+  }
+
+  @Test
+  void reindexRunsInTheHolderWhileOneRunsAndOnTheDirectoryWhenNoneDoes() throws Exception {
+    Path data = temp.resolve("data");
+    try (McpStdioClient holder = session(data, "holder")) {
+      for (int i = 0; i < 20; i++) {
+        holder.call("store", note("reindexed-" + i));
+      }
+      Process command = reindex(data);
+      String out = new String(command.getInputStream().readAllBytes());
+      String err = new String(command.getErrorStream().readAllBytes());
+      assertEquals(0, command.waitFor(), out + err);
+      assertTrue(out.startsWith("reindexed 20 records in "), out + err);
+      assertEquals(holder.process().pid(), holder(data), "the session still holds the directory");
+      JsonNode found =
+          holder.call(
+              "retrieve", Json.parseObject("{\"text\": \"reindexed-7\", \"limit\": 3}", "q"));
+      assertTrue(found.toString().contains("reindexed-7"), found.toString());
+    }
+    Process command = reindex(data);
+    String out = new String(command.getInputStream().readAllBytes());
+    String err = new String(command.getErrorStream().readAllBytes());
+    assertEquals(0, command.waitFor(), out + err);
+    assertTrue(out.startsWith("reindexed 20 records in "), out + err);
+  }
+
   @Test
   void anotherUserOfTheMachineCannotConnectToTheChannel() throws Exception {
     Assumptions.assumeTrue(

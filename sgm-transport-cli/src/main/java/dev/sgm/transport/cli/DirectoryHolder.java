@@ -21,16 +21,21 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The serving side of a held data directory: the engine of this process, offered to the other
  * processes on the machine over the directory's {@link LocalChannel}, each connection on its own
- * thread. Closing lets calls in flight finish and tells idle connections that it is going, so that
- * their next call goes to the next holder, not into the void.
+ * thread. A call that runs longer than {@link LocalChannel#INTERIM_NANOS} gets an interim frame
+ * (its progress, or a keep-alive) that often, from one thread for all connections, so that a client
+ * can tell a long call from a holder that stopped answering. Closing lets calls in flight finish
+ * and tells idle connections that it is going, so that their next call goes to the next holder, not
+ * into the void.
  */
 final class DirectoryHolder implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(DirectoryHolder.class.getName());
   private static final ObjectNode CLOSING = Json.object().put("closing", true);
+  private static final ObjectNode WORKING = Json.object().put("working", true);
   private static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(10);
 
   private final SgmRuntime runtime;
@@ -38,12 +43,24 @@ final class DirectoryHolder implements AutoCloseable {
   private final ServerSocketChannel server;
   private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
   private final Thread acceptor;
+  private final Thread interim;
   private volatile boolean closing;
 
-  /** One client's connection; {@code busy} while a request of it runs. */
+  /**
+   * One client's connection; {@code busy} while a request of it runs. Frames are written under
+   * {@code lock}, which the interim thread only tries: a client that stops reading must not hold it
+   * up for the others.
+   */
   private static final class Connection {
     final LocalChannel.Framed channel;
-    boolean busy;
+    final ReentrantLock lock = new ReentrantLock();
+    volatile boolean busy;
+
+    /** When the client was last sent a frame for the running call. */
+    volatile long lastFrame;
+
+    /** The running call's latest progress ({done, total}), null if it reports none. */
+    volatile long[] progress;
 
     Connection(LocalChannel.Framed channel) {
       this.channel = channel;
@@ -55,6 +72,8 @@ final class DirectoryHolder implements AutoCloseable {
     this.socket = socket;
     this.server = server;
     this.acceptor = Thread.ofPlatform().daemon().name("sgm-holder").unstarted(this::accept);
+    this.interim =
+        Thread.ofPlatform().daemon().name("sgm-holder-interim").unstarted(this::sendInterims);
   }
 
   /** Serves {@code runtime} on {@code socket}, replacing the socket file of a holder that died. */
@@ -70,6 +89,7 @@ final class DirectoryHolder implements AutoCloseable {
     }
     DirectoryHolder holder = new DirectoryHolder(runtime, socket, server);
     holder.acceptor.start();
+    holder.interim.start();
     return holder;
   }
 
@@ -104,20 +124,28 @@ final class DirectoryHolder implements AutoCloseable {
         if (message == null) {
           return;
         }
-        synchronized (connection) {
+        connection.lock.lock();
+        try {
           if (closing) {
             channel.write(CLOSING); // not run: the client sends it again elsewhere
             return;
           }
+          connection.progress = null;
+          connection.lastFrame = System.nanoTime();
           connection.busy = true;
+        } finally {
+          connection.lock.unlock();
         }
-        JsonNode response = answer(message);
-        synchronized (connection) {
+        JsonNode response = answer(message, connection);
+        connection.lock.lock();
+        try {
           connection.busy = false;
           channel.write(response);
           if (closing) {
             return;
           }
+        } finally {
+          connection.lock.unlock();
         }
       }
     } catch (IOException e) {
@@ -127,7 +155,47 @@ final class DirectoryHolder implements AutoCloseable {
     }
   }
 
-  private JsonNode answer(JsonNode message) {
+  /**
+   * Every {@link LocalChannel#INTERIM_NANOS}, tells each client whose call has had no frame for
+   * that long that it is still running: its progress if it reports any, else a keep-alive.
+   */
+  private void sendInterims() {
+    long period = TimeUnit.NANOSECONDS.toMillis(LocalChannel.INTERIM_NANOS) / 2;
+    while (!closing) {
+      try {
+        Thread.sleep(period);
+      } catch (InterruptedException e) {
+        return;
+      }
+      long now = System.nanoTime();
+      for (Connection connection : connections) {
+        if (!connection.busy
+            || now - connection.lastFrame < LocalChannel.INTERIM_NANOS
+            || !connection.lock.tryLock()) {
+          continue;
+        }
+        try {
+          if (connection.busy) {
+            long[] progress = connection.progress;
+            connection.channel.write(progress == null ? WORKING : progressFrame(progress));
+            connection.lastFrame = now;
+          }
+        } catch (IOException e) {
+          // The client went away; its serve thread finds out when it answers.
+        } finally {
+          connection.lock.unlock();
+        }
+      }
+    }
+  }
+
+  private static ObjectNode progressFrame(long[] progress) {
+    ObjectNode frame = Json.object();
+    frame.putObject("progress").put("done", progress[0]).put("total", progress[1]);
+    return frame;
+  }
+
+  private JsonNode answer(JsonNode message, Connection connection) {
     String operation = message.path("op").asText("");
     Caller caller = Caller.anonymous(message.path("origin").asText("cli"));
     JsonNode request = message.has("request") ? message.get("request") : Json.object();
@@ -144,6 +212,12 @@ final class DirectoryHolder implements AutoCloseable {
             case LocalChannel.DESCRIBE ->
                 Json.object().put("storage", runtime.storageDescription());
             case LocalChannel.CONTENT -> content(caller, request.path("hash").asText(""));
+            case LocalChannel.REINDEX ->
+                reindex(
+                    runtime,
+                    (done, total) -> {
+                      connection.progress = new long[] {done, total};
+                    });
             default -> runtime.service().invoke(caller, operation, request);
           });
       return response;
@@ -153,6 +227,17 @@ final class DirectoryHolder implements AutoCloseable {
       LOG.log(System.Logger.Level.ERROR, "a call over the local channel failed", e);
       return new SgmException(ErrorCode.INTERNAL, "the holder failed; see its log").toJson();
     }
+  }
+
+  /** Rebuilds the search index of {@code runtime}; the answer says how many records it indexed. */
+  static JsonNode reindex(SgmRuntime runtime, SgmRuntime.Progress progress) {
+    long[] indexed = {0};
+    runtime.reindex(
+        (done, total) -> {
+          indexed[0] = done;
+          progress.report(done, total);
+        });
+    return Json.object().put("records", indexed[0]);
   }
 
   private JsonNode content(Caller caller, String hash) {
@@ -181,7 +266,8 @@ final class DirectoryHolder implements AutoCloseable {
     long deadline = System.nanoTime() + DRAIN_NANOS;
     while (!connections.isEmpty() && System.nanoTime() < deadline) {
       for (Connection connection : connections) {
-        synchronized (connection) {
+        connection.lock.lock();
+        try {
           if (!connection.busy && connection.channel.isOpen()) {
             try {
               connection.channel.write(CLOSING);
@@ -194,6 +280,8 @@ final class DirectoryHolder implements AutoCloseable {
               // Closing anyway.
             }
           }
+        } finally {
+          connection.lock.unlock();
         }
       }
       if (!connections.isEmpty()) {
@@ -205,6 +293,7 @@ final class DirectoryHolder implements AutoCloseable {
         }
       }
     }
+    interim.interrupt();
     runtime.close();
   }
 }

@@ -4,8 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.Json;
 import java.io.EOFException;
 import java.io.IOException;
+import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,6 +27,10 @@ import java.util.HexFormat;
  * <p>A request is {@code {"op", "origin", "request"}}; its response is {@code {"result"}}, {@code
  * {"error"}} (the contract's error object), or {@code {"closing": true}} when the holder is
  * shutting down and did not run the request, which can then be sent again to the next holder.
+ * Before the response, a call that runs long gets an interim frame every {@link #INTERIM_NANOS}:
+ * {@code {"progress": {"done", "total"}}} from an operation that reports it, else {@code
+ * {"working": true}}; a client that hears nothing for its {@value #TIMEOUT_KEY} knows that the
+ * holder has stopped answering, however long the call itself may take.
  */
 final class LocalChannel {
   /** The holder's lock: whoever holds it on this file holds the directory. */
@@ -40,6 +47,22 @@ final class LocalChannel {
 
   static final String CONTENT = "#content";
   static final String DESCRIBE = "#describe";
+
+  /** Rebuilds the holder's search index, with progress frames (see {@code sgm reindex}). */
+  static final String REINDEX = "#reindex";
+
+  /** How long a client waits without hearing from the holder before a call fails. */
+  static final String TIMEOUT_KEY = "channel.timeout-ms";
+
+  static final long DEFAULT_TIMEOUT_MS = 10_000;
+
+  /**
+   * The shortest timeout allowed: a few interim frames' worth, so that a long call never trips it.
+   */
+  static final long MIN_TIMEOUT_MS = 1_000;
+
+  /** How often the holder tells a client that its long call is still running. */
+  static final long INTERIM_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(250);
 
   /** Frames larger than this are refused: more than a full batch of the largest records. */
   private static final int MAX_FRAME = Integer.MAX_VALUE - 8;
@@ -104,26 +127,107 @@ final class LocalChannel {
     }
   }
 
-  static Framed connect(Path socket) throws IOException {
-    return new Framed(SocketChannel.open(UnixDomainSocketAddress.of(socket)));
+  /**
+   * Connects a client's end to {@code socket}. Every wait on it (connecting, writing, reading)
+   * fails with {@link Silent} after {@code timeoutNanos} without a byte moving. (Polling for a fast
+   * answer before sleeping saves a wake-up in isolation, but on two cores it took the CPU that the
+   * holder and the caller need, and made calls slower end to end, so it is not done.)
+   */
+  static Framed connect(Path socket, long timeoutNanos) throws IOException {
+    SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+    Framed framed;
+    try {
+      channel.configureBlocking(false);
+      framed = new Framed(channel, timeoutNanos);
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
+    try {
+      if (!channel.connect(UnixDomainSocketAddress.of(socket))) {
+        framed.await(SelectionKey.OP_CONNECT);
+        while (!channel.finishConnect()) {
+          framed.await(SelectionKey.OP_CONNECT);
+        }
+      }
+      return framed;
+    } catch (IOException | RuntimeException e) {
+      framed.close();
+      throw e;
+    }
+  }
+
+  /**
+   * The other end moved no byte for the whole timeout: it is alive (it holds the socket) but
+   * silent.
+   */
+  static final class Silent extends IOException {
+    Silent() {
+      super("no answer within the timeout", null);
+    }
   }
 
   /**
    * One end of a connection, with buffers kept for its life: a message usually takes one read call
-   * and one write call, which is most of what a fast call through the channel costs.
+   * and one write call, which is most of what a fast call through the channel costs. The holder's
+   * end blocks; a client's end does not block in the kernel (see {@link #connect}).
    */
   static final class Framed implements java.io.Closeable {
     private static final int BUFFER = 64 * 1024;
+
     private final SocketChannel channel;
     private final ByteBuffer in = ByteBuffer.allocateDirect(BUFFER).flip();
     private final ByteBuffer out = ByteBuffer.allocateDirect(BUFFER);
 
+    /** Zero on the holder's (blocking) end. */
+    private final long timeoutNanos;
+
+    private final Selector selector;
+
+    /** The holder's end of an accepted connection: blocking. */
     Framed(SocketChannel channel) {
       this.channel = channel;
+      this.timeoutNanos = 0;
+      this.selector = null;
+    }
+
+    private Framed(SocketChannel channel, long timeoutNanos) throws IOException {
+      this.channel = channel;
+      this.timeoutNanos = timeoutNanos;
+      this.selector = Selector.open();
     }
 
     boolean isOpen() {
       return channel.isOpen();
+    }
+
+    /** Sleeps until {@code operation} can go on, or throws {@link Silent} after the timeout. */
+    private void await(int operation) throws IOException {
+      SelectionKey key = channel.keyFor(selector);
+      if (key == null) {
+        key = channel.register(selector, operation);
+      } else {
+        key.interestOps(operation);
+      }
+      long deadline = System.nanoTime() + timeoutNanos;
+      try {
+        while (true) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            throw new Silent();
+          }
+          if (selector.select(Math.max(1, (left + 999_999) / 1_000_000)) > 0
+              || !selector.selectedKeys().isEmpty()) {
+            selector.selectedKeys().clear();
+            return;
+          }
+          if (!channel.isOpen()) {
+            throw new java.nio.channels.AsynchronousCloseException();
+          }
+        }
+      } catch (java.nio.channels.ClosedSelectorException e) {
+        throw new java.nio.channels.AsynchronousCloseException();
+      }
     }
 
     void write(JsonNode message) throws IOException {
@@ -135,7 +239,9 @@ final class LocalChannel {
         frame = ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).flip();
       }
       while (frame.hasRemaining()) {
-        channel.write(frame);
+        if (channel.write(frame) == 0) {
+          await(SelectionKey.OP_WRITE); // the holder is not reading: its buffer is full
+        }
       }
     }
 
@@ -153,7 +259,7 @@ final class LocalChannel {
       in.get(body, 0, buffered);
       ByteBuffer rest = ByteBuffer.wrap(body, buffered, length - buffered);
       while (rest.hasRemaining()) {
-        if (channel.read(rest) < 0) {
+        if (readSome(rest) < 0) {
           throw new EOFException("the channel closed in the middle of a message");
         }
       }
@@ -165,7 +271,7 @@ final class LocalChannel {
         in.compact();
         int read;
         try {
-          read = channel.read(in);
+          read = readSome(in);
         } finally {
           in.flip();
         }
@@ -179,9 +285,28 @@ final class LocalChannel {
       return true;
     }
 
+    /** Reads at least one byte into {@code buffer} (which has room), or -1 at the end. */
+    private int readSome(ByteBuffer buffer) throws IOException {
+      int read = channel.read(buffer);
+      if (read != 0 || selector == null) {
+        return read;
+      }
+      while (read == 0) {
+        await(SelectionKey.OP_READ);
+        read = channel.read(buffer);
+      }
+      return read;
+    }
+
     @Override
     public void close() throws IOException {
-      channel.close();
+      try {
+        channel.close();
+      } finally {
+        if (selector != null) {
+          selector.close();
+        }
+      }
     }
   }
 

@@ -1,7 +1,6 @@
 package dev.sgm.transport.cli;
 
 import dev.sgm.api.SgmException;
-import dev.sgm.core.SgmRuntime;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -11,7 +10,9 @@ import picocli.CommandLine.Mixin;
 /**
  * {@code sgm reindex}: rebuilds the search index of a data directory from the records stored there.
  * The index is derived state, so nothing stored changes; the server does this by itself when the
- * index is missing, unreadable or of an older format.
+ * index is missing, unreadable or of an older format. When another process holds the directory
+ * ({@link SharedDirectory}), that process rebuilds its own index, which it alone writes, and this
+ * command shows its progress; other queries keep being answered meanwhile, as in any rebuild.
  */
 @Command(
     name = "reindex",
@@ -30,17 +31,13 @@ final class Reindex implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     Transfer.Progress progress = new Transfer.Progress(spec.commandLine().getErr(), "reindex");
     long started = System.nanoTime();
-    long[] indexed = {0};
-    try (SgmRuntime sgm = SgmRuntime.open(connection.config())) {
-      sgm.reindex(
-          (done, total) -> {
-            indexed[0] = done;
-            progress.update(done, total);
-          });
+    long indexed;
+    try (SharedDirectory shared = SharedDirectory.open(connection.config(), "cli")) {
+      indexed = shared.reindex(progress::update);
     }
     progress.finish();
     out.printf(
-        "reindexed %d records in %d ms%n", indexed[0], (System.nanoTime() - started) / 1_000_000);
+        "reindexed %d records in %d ms%n", indexed, (System.nanoTime() - started) / 1_000_000);
     out.flush();
     return ExitCodes.OK;
   }

@@ -69,6 +69,8 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
   /** How long a new holder waits for the store's own file lock, released with the old holder. */
   private static final long STORE_OPEN_NANOS = TimeUnit.MILLISECONDS.toNanos(1500);
 
+  private static final SgmRuntime.Progress NO_PROGRESS = (done, total) -> {};
+
   /** The most times one call is sent again through hand-overs before it fails. */
   private static final int MAX_SENDS = 5;
 
@@ -99,6 +101,7 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
   private static final Set<Path> HELD_HERE = ConcurrentHashMap.newKeySet();
 
   private final Config config;
+  private final long timeoutNanos;
   private final String origin;
   private final Path directory;
   private final Path socket;
@@ -117,22 +120,49 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
       SgmRuntime runtime, DirectoryHolder holder, FileChannel lockFile, FileLock lock)
       implements State {}
 
-  /** Another process runs the store; calls go to it over pooled connections. */
+  /**
+   * Another process runs the store; calls go to it over pooled connections. A call that hears
+   * nothing from the holder for {@code timeoutNanos} (a holder at work sends an interim frame every
+   * {@link LocalChannel#INTERIM_NANOS}) fails with {@code unavailable}: the holder is alive, since
+   * it keeps its lock, but stopped or stuck.
+   */
   private static final class Client implements State {
+    private final Path directory;
     private final Path socket;
+    private final long timeoutNanos;
     private final ConcurrentLinkedDeque<LocalChannel.Framed> idle = new ConcurrentLinkedDeque<>();
     private volatile boolean closed;
 
-    Client(Path socket, LocalChannel.Framed first) {
+    private Client(Path directory, Path socket, long timeoutNanos) {
+      this.directory = directory;
       this.socket = socket;
-      idle.add(first);
+      this.timeoutNanos = timeoutNanos;
     }
 
-    JsonNode call(String origin, String operation, JsonNode request) throws NotSent, Lost {
+    /**
+     * A client of the holder on {@code socket}, once a first connection to it is made; a holder too
+     * stopped to take connections makes this {@code unavailable}.
+     */
+    static Client connect(Path directory, Path socket, long timeoutNanos) throws IOException {
+      Client client = new Client(directory, socket, timeoutNanos);
+      client.idle.add(client.newChannel("connect"));
+      return client;
+    }
+
+    private LocalChannel.Framed newChannel(String operation) throws IOException {
+      try {
+        return LocalChannel.connect(socket, timeoutNanos);
+      } catch (LocalChannel.Silent e) {
+        throw stopped(operation, "was not sent");
+      }
+    }
+
+    JsonNode call(String origin, String operation, JsonNode request, SgmRuntime.Progress progress)
+        throws NotSent, Lost {
       LocalChannel.Framed channel = idle.pollFirst();
       if (channel == null) {
         try {
-          channel = LocalChannel.connect(socket);
+          channel = newChannel(operation);
         } catch (IOException e) {
           throw new NotSent();
         }
@@ -146,17 +176,31 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
         channel.write(message);
       } catch (IOException e) {
         quietly(channel);
+        if (e instanceof LocalChannel.Silent) {
+          throw stopped(operation, sentAgain(operation, request));
+        }
         throw new NotSent(); // an incomplete frame is never run
       }
-      try {
-        response = channel.read();
-      } catch (IOException e) {
-        quietly(channel);
-        throw new Lost();
-      }
-      if (response == null) {
-        quietly(channel);
-        throw new Lost();
+      while (true) {
+        try {
+          response = channel.read();
+        } catch (IOException e) {
+          quietly(channel);
+          if (e instanceof LocalChannel.Silent) {
+            throw stopped(operation, sentAgain(operation, request));
+          }
+          throw new Lost();
+        }
+        if (response == null) {
+          quietly(channel);
+          throw new Lost();
+        }
+        JsonNode done = response.get("progress");
+        if (done != null) {
+          progress.report(done.path("done").asLong(), done.path("total").asLong());
+        } else if (!response.has("working")) {
+          break;
+        }
       }
       if (response.path("closing").asBoolean(false)) {
         quietly(channel);
@@ -171,6 +215,27 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
         throw SgmException.fromJson(response);
       }
       return response.get("result");
+    }
+
+    private static String sentAgain(String operation, JsonNode request) {
+      return sameEffectIfSentAgain(operation, request)
+          ? "may or may not have taken effect, and sending it again is safe"
+          : "may or may not have taken effect";
+    }
+
+    private SgmException stopped(String operation, String outcome) {
+      return new SgmException(
+          ErrorCode.UNAVAILABLE,
+          "the process holding "
+              + directory
+              + " has not answered for "
+              + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+              + " ms ("
+              + LocalChannel.TIMEOUT_KEY
+              + "): it is running but stopped or stuck; "
+              + operation
+              + " "
+              + outcome);
     }
 
     void close() {
@@ -197,6 +262,18 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
 
   private SharedDirectory(Config config, String origin, Path directory, Path socket) {
     this.config = config;
+    long timeoutMs = config.getLong(LocalChannel.TIMEOUT_KEY, LocalChannel.DEFAULT_TIMEOUT_MS);
+    if (timeoutMs < LocalChannel.MIN_TIMEOUT_MS) {
+      throw new SgmException(
+          ErrorCode.INVALID_REQUEST,
+          "configuration "
+              + LocalChannel.TIMEOUT_KEY
+              + ": "
+              + timeoutMs
+              + " is less than "
+              + LocalChannel.MIN_TIMEOUT_MS);
+    }
+    this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     this.origin = origin;
     this.directory = directory;
     this.socket = socket;
@@ -260,9 +337,9 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
         return held;
       }
       try {
-        return new Client(socket, LocalChannel.connect(socket));
+        return Client.connect(directory, socket, timeoutNanos);
       } catch (IOException e) {
-        // The holder is starting, or has just died: try again.
+        // The holder is starting, or has just died (or is stopped): try again.
       }
       if (System.nanoTime() > deadline) {
         throw new SgmException(
@@ -359,14 +436,28 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
   }
 
   private JsonNode call(String callerOrigin, String operation, JsonNode request) {
+    return call(callerOrigin, operation, request, NO_PROGRESS);
+  }
+
+  /**
+   * Rebuilds the search index wherever the store is held: in this process, or in the holder, which
+   * reports its progress; returns how many records were indexed.
+   */
+  long reindex(SgmRuntime.Progress progress) {
+    return call(origin, LocalChannel.REINDEX, Json.object(), progress).path("records").asLong();
+  }
+
+  private JsonNode call(
+      String callerOrigin, String operation, JsonNode request, SgmRuntime.Progress progress) {
     for (int sends = 1; ; sends++) {
       State current = state;
       if (current instanceof Holding holding) {
-        return local(holding.runtime(), Caller.anonymous(callerOrigin), operation, request);
+        return local(
+            holding.runtime(), Caller.anonymous(callerOrigin), operation, request, progress);
       }
       Client client = (Client) current;
       try {
-        return client.call(callerOrigin, operation, request);
+        return client.call(callerOrigin, operation, request, progress);
       } catch (NotSent e) {
         handOver(client);
       } catch (Lost e) {
@@ -391,7 +482,11 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
   }
 
   private static JsonNode local(
-      SgmRuntime runtime, Caller caller, String operation, JsonNode request) {
+      SgmRuntime runtime,
+      Caller caller,
+      String operation,
+      JsonNode request,
+      SgmRuntime.Progress progress) {
     SgmService service = runtime.service();
     return switch (operation) {
       case LocalChannel.OPERATIONS -> {
@@ -399,13 +494,16 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
         service.operations().forEach(names::add);
         yield names;
       }
+      case LocalChannel.REINDEX -> DirectoryHolder.reindex(runtime, progress);
       default -> service.invoke(caller, operation, request);
     };
   }
 
   /** Whether sending a request again after its answer was lost leaves the same effect. */
   static boolean sameEffectIfSentAgain(String operation, JsonNode request) {
-    if (READS.contains(operation) || operation.equals("put_content")) {
+    if (READS.contains(operation)
+        || operation.equals("put_content")
+        || operation.equals(LocalChannel.REINDEX)) {
       return true;
     }
     boolean conditional = request.has("expected_version") || request.has("if_absent");

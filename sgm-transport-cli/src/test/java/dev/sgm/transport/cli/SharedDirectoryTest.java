@@ -101,6 +101,74 @@ class SharedDirectoryTest {
     return PosixFilePermissions.toString(Files.getPosixFilePermissions(path));
   }
 
+  private Config config(String key, String value) {
+    return ConfigLoader.load(Map.of(ConfigLoader.DATA_DIR, dir.toString(), key, value), Map.of());
+  }
+
+  /** Stores notes {@code from} to {@code to} (exclusive) in batches. */
+  private static void storeNotes(SharedDirectory shared, int from, int to) {
+    for (int start = from; start < to; start += 1000) {
+      com.fasterxml.jackson.databind.node.ArrayNode records = Json.array();
+      for (int i = start; i < Math.min(to, start + 1000); i++) {
+        records.add(
+            Json.object()
+                .put("id", "n" + i)
+                .put("type", "note")
+                .put("content", "note number " + i + " about reindexing through the holder")
+                .<com.fasterxml.jackson.databind.node.ObjectNode>set(
+                    "scope", Json.object().put("project", "p"))
+                .set("provenance", Json.object().put("agent", "a")));
+      }
+      com.fasterxml.jackson.databind.node.ObjectNode request = Json.object();
+      request.set("records", records);
+      shared.call("store_batch", request);
+    }
+  }
+
+  @Test
+  void reindexRunsInTheHolderWithProgressAndOutlastsTheChannelTimeout() {
+    try (SharedDirectory holder = SharedDirectory.open(config(), "cli")) {
+      // Enough records that a rebuild runs well past the client's 1 s timeout: a call that long
+      // only survives because the holder keeps telling the client it is at work.
+      int records = 0;
+      long localMillis = 0;
+      while (localMillis < 1300 && records < 320_000) {
+        int more = Math.max(5000, records);
+        storeNotes(holder, records, records + more);
+        records += more;
+        long started = System.nanoTime();
+        assertEquals(records, holder.reindex((done, total) -> {}));
+        localMillis = (System.nanoTime() - started) / 1_000_000;
+      }
+      try (SharedDirectory client =
+          SharedDirectory.open(config(LocalChannel.TIMEOUT_KEY, "1000"), "cli")) {
+        assertTrue(client.storageDescription().contains("held by another process"));
+        java.util.List<long[]> reports = new java.util.concurrent.CopyOnWriteArrayList<>();
+        long started = System.nanoTime();
+        long indexed = client.reindex((done, total) -> reports.add(new long[] {done, total}));
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        assertEquals(records, indexed);
+        assertTrue(millis > 1000, "the rebuild ran longer than the timeout: " + millis + " ms");
+        assertTrue(reports.size() >= 2, "progress came through the channel: " + reports.size());
+        long[] last = reports.get(reports.size() - 1);
+        assertEquals(records, last[1], "the total is the holder's record count");
+        assertTrue(last[0] > 0 && last[0] <= records);
+        // Fast calls after a long one go on as before.
+        assertEquals("n7", read(client, "n7").path("record").path("id").asText());
+      }
+    }
+  }
+
+  @Test
+  void aTimeoutShorterThanAFewInterimFramesIsRefused() {
+    dev.sgm.api.SgmException refused =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            dev.sgm.api.SgmException.class,
+            () -> SharedDirectory.open(config(LocalChannel.TIMEOUT_KEY, "200"), "cli"));
+    assertEquals(dev.sgm.api.ErrorCode.INVALID_REQUEST, refused.code());
+    assertTrue(refused.getMessage().contains(LocalChannel.TIMEOUT_KEY), refused.getMessage());
+  }
+
   @Test
   void anInMemoryStoreIsNotShared() {
     Config memory =
@@ -127,5 +195,6 @@ class SharedDirectoryTest {
         SharedDirectory.sameEffectIfSentAgain("store_batch", Json.object().put("if_absent", true)));
     assertFalse(SharedDirectory.sameEffectIfSentAgain("delete", Json.object()));
     assertFalse(SharedDirectory.sameEffectIfSentAgain("tasks.claim", Json.object()));
+    assertTrue(SharedDirectory.sameEffectIfSentAgain(LocalChannel.REINDEX, Json.object()));
   }
 }
