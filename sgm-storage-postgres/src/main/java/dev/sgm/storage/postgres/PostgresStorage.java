@@ -6,7 +6,6 @@ import dev.sgm.api.ErrorCode;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.ChangeBatch;
-import dev.sgm.api.spi.StoredRecord;
 import dev.sgm.api.spi.VersionEntry;
 import dev.sgm.storage.sql.SqlFailure;
 import dev.sgm.storage.sql.SqlLease;
