@@ -132,19 +132,48 @@ final class Authorization {
   }
 
   /**
-   * True when a retrieve can be answered by the store and the index as asked: the caller sees every
-   * record the query covers, unredacted. Otherwise it is answered among the records the caller may
-   * read ({@link #visible}), redacted as needed.
+   * The scopes a retrieve is answered within, for a caller whose grants do not cover everything the
+   * query covers: its granted scopes that can hold a record the query covers (those agreeing with
+   * the query's scope on every key both name). Storage and the search index apply them as a filter,
+   * so records, {@code total}, cursors and ranking are those of the readable records alone. Null
+   * when the grants cover the whole query; empty when they cover none of it.
    */
-  static boolean seesAllOf(Caller caller, RetrieveQuery query) {
+  static List<Scope> readableWithin(Caller caller, RetrieveQuery query) {
     Grants grants = caller.grants();
     if (grants.isOwner()) {
-      return true;
+      return null;
     }
-    boolean allLevels = grants.clearance() == Sensitivity.SECRET;
     boolean narrowerOnly =
         query.scopeMode() == ScopeMode.EXACT || query.scopeMode() == ScopeMode.DESCENDANTS;
-    return allLevels && narrowerOnly && grants.canRead(query.scope());
+    if (narrowerOnly && grants.canRead(query.scope())) {
+      return null;
+    }
+    List<Scope> within = new java.util.ArrayList<>();
+    for (Grants.Grant grant : grants.grants()) {
+      if (agree(grant.scope(), query.scope()) && !within.contains(grant.scope())) {
+        within.add(grant.scope());
+      }
+    }
+    return within;
+  }
+
+  /** True when no key has different values in the two scopes: one record could lie in both. */
+  private static boolean agree(Scope a, Scope b) {
+    for (Map.Entry<String, String> pair : a.pairs().entrySet()) {
+      String other = b.pairs().get(pair.getKey());
+      if (other != null && !other.equals(pair.getValue())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * True when the caller sees every record whole: a record above a lower clearance withholds its
+   * text and data, which then must neither match nor rank it.
+   */
+  static boolean seesAllLevels(Caller caller) {
+    return caller.grants().isOwner() || caller.grants().clearance() == Sensitivity.SECRET;
   }
 
   /**

@@ -419,11 +419,17 @@ final class Engine implements SgmService {
   @Override
   public RetrieveResult retrieve(Caller caller, RetrieveQuery query) {
     Authorization.requireRetrieve(caller, query);
-    if (!Authorization.seesAllOf(caller, query)) {
-      return withinGrants(caller, query);
+    List<Scope> within = Authorization.readableWithin(caller, query);
+    if (within != null && within.isEmpty()) {
+      return new RetrieveResult(List.of(), 0, null);
     }
     if (query.text() != null) {
-      return relevance(query);
+      return relevance(caller, query, within);
+    }
+    if (!Authorization.seesAllLevels(caller) && !withheldFilters(query).isEmpty()) {
+      // Storage does not know levels; the index does, and leaves the records above the clearance
+      // out of a filter on what they withhold.
+      return relevance(caller, query, within);
     }
     List<FieldValue> filters = filters(query);
     Cursors.Cursor cursor = query.cursor() == null ? null : Cursors.decode(query);
@@ -449,7 +455,8 @@ final class Engine implements SgmService {
                 query.ascending(),
                 query.limit() + 1,
                 cursor == null ? null : cursor.after(),
-                cursor == null ? -1 : cursor.mark()));
+                cursor == null ? -1 : cursor.mark(),
+                within));
     List<StoragePage.Row> rows = page.rows();
     String next = null;
     if (rows.size() > query.limit()) {
@@ -458,65 +465,17 @@ final class Engine implements SgmService {
     }
     List<MemoryRecord> records = new ArrayList<>(rows.size());
     for (StoragePage.Row row : rows) {
-      records.add(MemoryRecord.ofStoredText(row.document()));
+      MemoryRecord seen = Authorization.visible(caller, MemoryRecord.ofStoredText(row.document()));
+      if (seen == null) {
+        // Storage was asked for the readable scopes alone; this is the second line.
+        LOG.log(
+            System.Logger.Level.ERROR,
+            "storage returned a record outside the caller's grants for " + query.scope());
+        continue;
+      }
+      records.add(seen);
     }
     return new RetrieveResult(records, page.total(), next);
-  }
-
-  /** The most records a retrieve restricted to the caller's grants considers. */
-  static final int MAX_RESTRICTED_CANDIDATES = 20_000;
-
-  /**
-   * A retrieve by a caller who may not see everything the query covers: answered among the records
-   * of the query's scopes that the caller may read, redacted above its clearance, with the
-   * matching, ranking and paging of {@link QueryMatcher}. So {@code total}, cursors and the order
-   * of a text query are those of the visible records alone: withheld text ranks nothing.
-   */
-  private RetrieveResult withinGrants(Caller caller, RetrieveQuery query) {
-    List<MemoryRecord> visible = new ArrayList<>();
-    StorageQuery.Position after = null;
-    long mark = -1;
-    int pageSize = 1000;
-    while (true) {
-      StoragePage page =
-          storage.query(
-              new StorageQuery(
-                  query.scope(),
-                  query.scopeMode(),
-                  query.ids(),
-                  query.types(),
-                  query.tags(),
-                  query.tagsMode() == RetrieveQuery.TagsMode.ANY,
-                  filters(query),
-                  micros(query.createdAfter()),
-                  micros(query.createdBefore()),
-                  micros(query.updatedAfter()),
-                  RetrieveQuery.OrderBy.CREATED_AT,
-                  true,
-                  pageSize,
-                  after,
-                  mark));
-      for (StoragePage.Row row : page.rows()) {
-        MemoryRecord seen =
-            Authorization.visible(caller, MemoryRecord.ofStoredText(row.document()));
-        if (seen != null) {
-          visible.add(seen);
-        }
-      }
-      if (visible.size() > MAX_RESTRICTED_CANDIDATES) {
-        throw SgmException.invalidRequest(
-            "scope",
-            "more than "
-                + MAX_RESTRICTED_CANDIDATES
-                + " records match within your grants; narrow the scope or the criteria");
-      }
-      if (page.rows().size() < pageSize) {
-        break;
-      }
-      after = page.rows().get(page.rows().size() - 1).position();
-      mark = page.mark();
-    }
-    return new QueryMatcher(query).page(visible);
   }
 
   private static List<FieldValue> filters(RetrieveQuery query) {
@@ -527,13 +486,26 @@ final class Engine implements SgmService {
     return filters;
   }
 
+  /** The filters on {@code data}, which a record above the caller's clearance withholds. */
+  private static List<FieldValue> withheldFilters(RetrieveQuery query) {
+    return filters(query).stream().filter(f -> withheld(f.path())).toList();
+  }
+
+  private static boolean withheld(String path) {
+    return Authorization.WITHHELD.stream()
+        .anyMatch(w -> path.equals(w) || path.startsWith(w + "."));
+  }
+
   /**
-   * A text query, answered by the search index: every other criterion filters inside the index
-   * query, the index ranks, and the page's records are read from storage.
+   * A text query, answered by the search index: every other criterion, and the caller's readable
+   * scopes ({@code within}, null for all) filter inside the index query, the index ranks, and the
+   * page's records are read from storage, redacted above the caller's clearance. Also a query
+   * without text that filters on withheld fields for a caller who does not see every level.
    */
-  private RetrieveResult relevance(RetrieveQuery query) {
+  private RetrieveResult relevance(Caller caller, RetrieveQuery query, List<Scope> within) {
+    boolean hasText = query.text() != null;
     Embedder embedder = search.embedder();
-    RetrieveQuery.Mode mode = query.mode();
+    RetrieveQuery.Mode mode = hasText ? query.mode() : RetrieveQuery.Mode.TEXT;
     if (mode == null) {
       mode = embedder != null ? RetrieveQuery.Mode.HYBRID : RetrieveQuery.Mode.TEXT;
     }
@@ -546,7 +518,7 @@ final class Engine implements SgmService {
               + " (sgm-embedding-bge) in plugins/, or ask with mode text",
           List.of(new FieldError("mode", "no embedding model is active")));
     }
-    boolean byRelevance = query.orderBy() == RetrieveQuery.OrderBy.RELEVANCE;
+    boolean byRelevance = hasText && query.orderBy() == RetrieveQuery.OrderBy.RELEVANCE;
     if (!byRelevance) {
       // Ordered by time, the text selects the records (any analysed word) and time orders them.
       mode = RetrieveQuery.Mode.TEXT;
@@ -561,7 +533,7 @@ final class Engine implements SgmService {
     long generation = cursor != null ? cursor.vectorGeneration() : search.vectorGeneration();
     // A model reads a few hundred words at most; a longer text would only cost time.
     String asked = query.text();
-    boolean cut = asked.length() > MAX_EMBEDDED_QUERY_CHARS;
+    boolean cut = hasText && asked.length() > MAX_EMBEDDED_QUERY_CHARS;
     float[] vector =
         mode == RetrieveQuery.Mode.TEXT
             ? null
@@ -578,12 +550,19 @@ final class Engine implements SgmService {
       }
     }
     List<String> fields = new ArrayList<>();
+    List<String> withheldFields = new ArrayList<>();
     for (FieldValue filter : filters(query)) {
-      fields.add(SearchFollower.fieldKey(filter));
+      (withheld(filter.path()) ? withheldFields : fields).add(SearchFollower.fieldKey(filter));
     }
     SearchQuery.Order order =
         switch (query.orderBy()) {
-          case RELEVANCE -> SearchQuery.Order.RELEVANCE;
+          case RELEVANCE ->
+              hasText
+                  ? SearchQuery.Order.RELEVANCE
+                  // Without text there is nothing to score by: as a structured retrieve.
+                  : query.ascending()
+                      ? SearchQuery.Order.UPDATED_ASC
+                      : SearchQuery.Order.UPDATED_DESC;
           case UPDATED_AT ->
               query.ascending() ? SearchQuery.Order.UPDATED_ASC : SearchQuery.Order.UPDATED_DESC;
           case CREATED_AT ->
@@ -611,7 +590,12 @@ final class Engine implements SgmService {
                 query.limit(),
                 cursor == null ? 0 : cursor.offset(),
                 cursor == null ? null : cursor.after(),
-                cursor == null ? null : cursor.frozen()));
+                cursor == null ? null : cursor.frozen(),
+                within == null ? null : within.stream().map(Scope::canonicalPairs).toList(),
+                Authorization.seesAllLevels(caller)
+                    ? SearchQuery.ALL_LEVELS
+                    : caller.grants().clearance().ordinal(),
+                withheldFields));
     Map<Long, StoredRecord> rows = new HashMap<>();
     for (StoredRecord row :
         storage.live(result.hits().stream().map(SearchResult.Hit::rowKey).toList())) {
@@ -633,7 +617,16 @@ final class Engine implements SgmService {
                 + " scope; left out");
         continue;
       }
-      records.add(MemoryRecord.ofStoredText(row.document()));
+      MemoryRecord seen = Authorization.visible(caller, MemoryRecord.ofStoredText(row.document()));
+      if (seen == null) {
+        LOG.log(
+            System.Logger.Level.ERROR,
+            "the search index returned "
+                + row.scope().qualify(row.id())
+                + " outside the caller's grants; left out");
+        continue;
+      }
+      records.add(seen);
       scores.add(hit.value());
     }
     String next = null;
@@ -667,6 +660,9 @@ final class Engine implements SgmService {
               + " distinct words of the text; "
               + result.truncatedTerms()
               + " more were left out");
+    }
+    if (!hasText) {
+      return new RetrieveResult(records, result.total(), next);
     }
     return new RetrieveResult(
         records, result.total(), next, byRelevance ? scores : null, retrieval);

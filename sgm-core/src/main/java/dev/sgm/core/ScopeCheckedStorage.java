@@ -58,7 +58,10 @@ final class ScopeCheckedStorage implements Storage {
     for (int i = 0; i < page.rows().size(); i++) {
       StoragePage.Row row = page.rows().get(i);
       Scope scope = scopeOf(row.document());
-      boolean covered = scope != null && query.scopeMode().covers(query.scope(), scope);
+      boolean covered =
+          scope != null
+              && query.scopeMode().covers(query.scope(), scope)
+              && query.withinReadable(scope);
       if (!covered && kept == null) {
         kept = new ArrayList<>(page.rows().subList(0, i));
       }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.Scope;
+import dev.sgm.api.Sensitivity;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.ChangeBatch;
@@ -47,7 +48,7 @@ final class SearchFollower implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(SearchFollower.class.getName());
 
   /** The index format this build writes; an index of another format is rebuilt. */
-  static final String FORMAT = "1";
+  static final String FORMAT = "2";
 
   private static final String FORMAT_KEY = "sgm.format";
   private static final String STORAGE_KEY = "sgm.storage";
@@ -433,7 +434,8 @@ final class SearchFollower implements AutoCloseable {
         row.createdSeq(),
         row.version(),
         vector,
-        vectorGeneration);
+        vectorGeneration,
+        Sensitivity.ofJson(document.path("sensitivity").path("level")).ordinal());
   }
 
   /** A data/metadata criterion as the index keeps it. */

@@ -17,6 +17,8 @@ import java.util.Objects;
  *     marks
  * @param vector the record's embedding, or null when it has none yet
  * @param vectorGeneration when the embedding was added (see {@link SearchQuery#vectorGeneration()})
+ * @param level the record's sensitivity level as a number (0 public … 3 secret), by which a search
+ *     for a caller of a lower clearance leaves its withheld text and data out of matching
  */
 public record IndexedRecord(
     String key,
@@ -34,7 +36,8 @@ public record IndexedRecord(
     long createdSeq,
     long version,
     float[] vector,
-    long vectorGeneration) {
+    long vectorGeneration,
+    int level) {
   public IndexedRecord {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(scope, "scope");
@@ -43,5 +46,43 @@ public record IndexedRecord(
     Objects.requireNonNull(type, "type");
     tags = List.copyOf(tags);
     fields = List.copyOf(fields);
+  }
+
+  /** A public record. */
+  public IndexedRecord(
+      String key,
+      long rowKey,
+      String scope,
+      List<String> scopePairs,
+      String id,
+      String type,
+      List<String> tags,
+      List<String> fields,
+      String title,
+      String content,
+      long createdMicros,
+      long updatedMicros,
+      long createdSeq,
+      long version,
+      float[] vector,
+      long vectorGeneration) {
+    this(
+        key,
+        rowKey,
+        scope,
+        scopePairs,
+        id,
+        type,
+        tags,
+        fields,
+        title,
+        content,
+        createdMicros,
+        updatedMicros,
+        createdSeq,
+        version,
+        vector,
+        vectorGeneration,
+        0);
   }
 }

@@ -87,6 +87,7 @@ public final class SearchIndex implements AutoCloseable {
   private static final String VECTOR = "vector";
   private static final String HAS_VECTOR = "has_vector";
   private static final String VECTOR_GENERATION = "vgen";
+  private static final String LEVEL = "level";
 
   /** Keyword values longer than this are indexed by their hash: Lucene refuses huge terms. */
   private static final int MAX_KEYWORD_BYTES = 4096;
@@ -208,6 +209,7 @@ public final class SearchIndex implements AutoCloseable {
     doc.add(new LongPoint(UPDATED, r.updatedMicros()));
     doc.add(new NumericDocValuesField(UPDATED, r.updatedMicros()));
     doc.add(new LongPoint(CREATED_SEQ, r.createdSeq()));
+    doc.add(new LongPoint(LEVEL, r.level()));
     if (r.title() != null) {
       doc.add(new TextField(TITLE, r.title(), Field.Store.NO));
     }
@@ -287,7 +289,7 @@ public final class SearchIndex implements AutoCloseable {
     } else {
       query =
           new BooleanQuery.Builder()
-              .add(textQuery(terms), Occur.MUST)
+              .add(textQuery(q, terms), Occur.MUST)
               .add(filter, Occur.FILTER)
               .build();
     }
@@ -339,18 +341,63 @@ public final class SearchIndex implements AutoCloseable {
    * would weigh a title word by the title field's own rarity statistics, which can cancel the
    * weight when few records have titles.
    */
-  private static Query textQuery(List<String> terms) {
+  private static Query textQuery(List<String> terms, boolean withContent) {
     BooleanQuery.Builder any = new BooleanQuery.Builder();
     for (String term : terms) {
-      any.add(
+      CombinedFieldQuery.Builder fields =
           new CombinedFieldQuery.Builder(term)
               .addField(TITLE, TITLE_WEIGHT)
-              .addField(TAGS, TAGS_WEIGHT)
-              .addField(CONTENT, 1f)
-              .build(),
-          Occur.SHOULD);
+              .addField(TAGS, TAGS_WEIGHT);
+      if (withContent) {
+        fields.addField(CONTENT, 1f);
+      }
+      any.add(fields.build(), Occur.SHOULD);
     }
     return any.build();
+  }
+
+  /**
+   * The text query of {@code q}: over title, tags and content for the records within the caller's
+   * clearance, over title and tags alone for those above it, whose content the caller may not see
+   * and so must not find them by (withheld text ranks nothing).
+   */
+  private static Query textQuery(SearchQuery q, List<String> terms) {
+    if (!q.restrictsLevels()) {
+      return textQuery(terms, true);
+    }
+    Query cleared = atMost(LEVEL, q.clearance(), 0);
+    return new BooleanQuery.Builder()
+        .add(
+            new BooleanQuery.Builder()
+                .add(textQuery(terms, true), Occur.MUST)
+                .add(cleared, Occur.FILTER)
+                .build(),
+            Occur.SHOULD)
+        .add(
+            new BooleanQuery.Builder()
+                .add(textQuery(terms, false), Occur.MUST)
+                .add(cleared, Occur.MUST_NOT)
+                .build(),
+            Occur.SHOULD)
+        .build();
+  }
+
+  /**
+   * The records whose embedding ranks them: embedded by the query's generation, and within the
+   * caller's clearance (an embedding is made of the content, which a record above it withholds).
+   */
+  private static Query rankedByMeaning(SearchQuery q) {
+    Query embedded =
+        q.vectorGeneration() == Long.MAX_VALUE
+            ? new TermQuery(new Term(HAS_VECTOR, "y"))
+            : atMost(VECTOR_GENERATION, q.vectorGeneration(), 0);
+    if (!q.restrictsLevels()) {
+      return embedded;
+    }
+    return new BooleanQuery.Builder()
+        .add(embedded, Occur.FILTER)
+        .add(atMost(LEVEL, q.clearance(), 0), Occur.FILTER)
+        .build();
   }
 
   private SearchResult semantic(IndexSearcher searcher, SearchQuery q, Query filter, int truncated)
@@ -377,12 +424,11 @@ public final class SearchIndex implements AutoCloseable {
     if (count <= 0) {
       return;
     }
-    Query embedded =
-        q.vectorGeneration() == Long.MAX_VALUE
-            ? new TermQuery(new Term(HAS_VECTOR, "y"))
-            : atMost(VECTOR_GENERATION, q.vectorGeneration(), 0);
     Query waiting =
-        new BooleanQuery.Builder().add(filter, Occur.FILTER).add(embedded, Occur.MUST_NOT).build();
+        new BooleanQuery.Builder()
+            .add(filter, Occur.FILTER)
+            .add(rankedByMeaning(q), Occur.MUST_NOT)
+            .build();
     Sort newest = new Sort(new SortField(ROW, SortField.Type.LONG, true));
     TopFieldDocs top = searcher.search(waiting, new TopFieldCollectorManager(newest, count, 0));
     for (ScoreDoc hit : top.scoreDocs) {
@@ -403,7 +449,7 @@ public final class SearchIndex implements AutoCloseable {
     if (!terms.isEmpty()) {
       Query query =
           new BooleanQuery.Builder()
-              .add(textQuery(terms), Occur.MUST)
+              .add(textQuery(q, terms), Occur.MUST)
               .add(filter, Occur.FILTER)
               .build();
       TopFieldDocs top =
@@ -443,11 +489,11 @@ public final class SearchIndex implements AutoCloseable {
       return scores;
     }
     Query embedded = filter;
-    if (q.vectorGeneration() != Long.MAX_VALUE) {
+    if (q.vectorGeneration() != Long.MAX_VALUE || q.restrictsLevels()) {
       embedded =
           new BooleanQuery.Builder()
               .add(filter, Occur.FILTER)
-              .add(atMost(VECTOR_GENERATION, q.vectorGeneration(), 0), Occur.FILTER)
+              .add(rankedByMeaning(q), Occur.FILTER)
               .build();
     }
     TopDocs top = searcher.search(new KnnFloatVectorQuery(VECTOR, q.vector(), k, embedded), k);
@@ -574,8 +620,30 @@ public final class SearchIndex implements AutoCloseable {
         }
       }
     }
+    if (q.within() != null) {
+      BooleanQuery.Builder readable = new BooleanQuery.Builder();
+      for (List<String> scope : q.within()) {
+        BooleanQuery.Builder pairs = new BooleanQuery.Builder();
+        for (String pair : scope) {
+          pairs.add(new TermQuery(new Term(PAIR, keyword(pair))), Occur.FILTER);
+        }
+        readable.add(pairs.build(), Occur.SHOULD);
+      }
+      if (q.within().isEmpty()) {
+        readable.add(MatchAllDocsQuery.INSTANCE, Occur.MUST_NOT);
+      } else {
+        readable.setMinimumNumberShouldMatch(1);
+      }
+      all.add(readable.build(), Occur.FILTER);
+    }
     for (String field : q.fields()) {
       all.add(new TermQuery(new Term(FIELD, keyword(field))), Occur.FILTER);
+    }
+    for (String field : q.withheldFields()) {
+      all.add(new TermQuery(new Term(FIELD, keyword(field))), Occur.FILTER);
+    }
+    if (q.restrictsLevels() && !q.withheldFields().isEmpty()) {
+      all.add(atMost(LEVEL, q.clearance(), 0), Occur.FILTER);
     }
     if (q.createdAfter() != null) {
       all.add(atLeast(CREATED, q.createdAfter(), 1), Occur.FILTER);

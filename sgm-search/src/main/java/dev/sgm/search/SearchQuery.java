@@ -22,6 +22,13 @@ import java.util.Set;
  * @param offset how many results earlier pages returned (for the depth of candidate lists)
  * @param after the last result of the previous page, or null for the first page
  * @param frozen the ranking statistics of the first page, or null to take them now
+ * @param within when not null, only records whose scope has all the canonical pairs of one of these
+ *     lists match (the scopes the caller may read); an empty list matches nothing
+ * @param clearance the highest {@link IndexedRecord#level()} whose withheld parts count: a record
+ *     above it matches the text by its title and tags only, ranks last by meaning (as one not
+ *     embedded yet), and matches none of {@code withheldFields}; {@link #ALL_LEVELS} for all
+ * @param withheldFields canonical {@code path NUL value} pairs that must all be present, of parts a
+ *     record above the clearance withholds ({@code data}): such a record never matches them
  */
 public record SearchQuery(
     Set<String> scopes,
@@ -43,7 +50,13 @@ public record SearchQuery(
     int limit,
     int offset,
     After after,
-    Frozen frozen) {
+    Frozen frozen,
+    List<List<String>> within,
+    int clearance,
+    List<String> withheldFields) {
+
+  /** A clearance that sees every level. */
+  public static final int ALL_LEVELS = Integer.MAX_VALUE;
 
   /** How results are ranked. */
   public enum Ranking {
@@ -80,7 +93,62 @@ public record SearchQuery(
     types = List.copyOf(types);
     tags = List.copyOf(tags);
     fields = List.copyOf(fields);
+    within = within == null ? null : within.stream().map(List::copyOf).toList();
+    withheldFields = List.copyOf(withheldFields);
     Objects.requireNonNull(ranking, "ranking");
     Objects.requireNonNull(order, "order");
+  }
+
+  /** A search that sees every record of its scopes whole. */
+  public SearchQuery(
+      Set<String> scopes,
+      List<String> requiredPairs,
+      List<String> ids,
+      List<String> types,
+      List<String> tags,
+      boolean anyTag,
+      List<String> fields,
+      Long createdAfter,
+      Long createdBefore,
+      Long updatedAfter,
+      long mark,
+      long vectorGeneration,
+      String text,
+      Ranking ranking,
+      float[] vector,
+      Order order,
+      int limit,
+      int offset,
+      After after,
+      Frozen frozen) {
+    this(
+        scopes,
+        requiredPairs,
+        ids,
+        types,
+        tags,
+        anyTag,
+        fields,
+        createdAfter,
+        createdBefore,
+        updatedAfter,
+        mark,
+        vectorGeneration,
+        text,
+        ranking,
+        vector,
+        order,
+        limit,
+        offset,
+        after,
+        frozen,
+        null,
+        ALL_LEVELS,
+        List.of());
+  }
+
+  /** True when some records may be above the clearance. */
+  boolean restrictsLevels() {
+    return clearance != ALL_LEVELS;
   }
 }

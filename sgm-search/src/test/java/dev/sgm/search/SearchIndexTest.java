@@ -172,4 +172,119 @@ class SearchIndexTest {
       assertEquals(second.hits(), again.hits());
     }
   }
+
+  private static IndexedRecord leveled(
+      long row, String scope, String title, String content, float[] vector, int level) {
+    return new IndexedRecord(
+        scope + ":" + row,
+        row,
+        scope,
+        List.of(scope),
+        "r" + row,
+        "note",
+        List.of(),
+        List.of("data.state\u0000s:hush"),
+        title,
+        content,
+        row,
+        row,
+        row,
+        1,
+        vector,
+        0,
+        level);
+  }
+
+  private static SearchQuery restricted(
+      String text,
+      SearchQuery.Ranking ranking,
+      float[] vector,
+      List<List<String>> within,
+      int clearance,
+      List<String> withheldFields) {
+    return new SearchQuery(
+        Set.of(),
+        null,
+        List.of(),
+        List.of(),
+        List.of(),
+        false,
+        List.of(),
+        null,
+        null,
+        null,
+        Long.MAX_VALUE,
+        Long.MAX_VALUE,
+        text,
+        ranking,
+        vector,
+        text == null ? SearchQuery.Order.CREATED_ASC : SearchQuery.Order.RELEVANCE,
+        10,
+        0,
+        null,
+        null,
+        within,
+        clearance,
+        withheldFields);
+  }
+
+  private static List<Long> rows(SearchResult result) {
+    return result.hits().stream().map(SearchResult.Hit::rowKey).toList();
+  }
+
+  @Test
+  void aRecordAboveTheClearanceIsFoundByWhatItShowsAloneAndOnlyWithinTheReadableScopes()
+      throws Exception {
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      float[] east = {1f, 0f};
+      float[] north = {0f, 1f};
+      index.put(leveled(1, "p=a", null, "merger plans", east, 0));
+      index.put(leveled(2, "p=a", "roadmap", "merger talks", east, 3));
+      index.put(leveled(3, "p=a", null, "lunch", north, 0));
+      index.put(leveled(4, "p=b", null, "merger", east, 0));
+      index.refresh();
+      List<List<String>> onlyA = List.of(List.of("p=a"));
+      int internal = 1;
+      int all = SearchQuery.ALL_LEVELS;
+      SearchQuery.Ranking text = SearchQuery.Ranking.TEXT;
+
+      SearchResult byContent =
+          index.search(restricted("merger", text, null, onlyA, internal, List.of()));
+      assertEquals(List.of(1L), rows(byContent), "withheld content finds nothing");
+      assertEquals(1, byContent.total());
+      assertEquals(
+          List.of(1L, 2L),
+          rows(index.search(restricted("merger", text, null, onlyA, all, List.of()))).stream()
+              .sorted()
+              .toList());
+      assertEquals(
+          List.of(2L),
+          rows(index.search(restricted("roadmap", text, null, onlyA, internal, List.of()))),
+          "the title it shows still finds it");
+
+      SearchResult byMeaning =
+          index.search(
+              restricted(null, SearchQuery.Ranking.SEMANTIC, east, onlyA, internal, List.of()));
+      assertEquals(List.of(1L, 3L, 2L), rows(byMeaning), "ranked last, as one not embedded");
+      assertEquals(0.0, byMeaning.hits().get(2).value());
+      assertEquals(3, byMeaning.total());
+      SearchResult whole =
+          index.search(restricted(null, SearchQuery.Ranking.SEMANTIC, east, onlyA, all, List.of()));
+      assertTrue(whole.hits().get(2).value() > 0, "seen whole, its embedding ranks it");
+
+      List<String> hush = List.of("data.state\u0000s:hush");
+      assertEquals(
+          List.of(1L, 3L),
+          rows(index.search(restricted(null, text, null, onlyA, internal, hush))),
+          "withheld data matches nothing");
+      assertEquals(
+          List.of(1L, 2L, 3L), rows(index.search(restricted(null, text, null, onlyA, all, hush))));
+      assertEquals(
+          List.of(1L, 2L, 3L, 4L),
+          rows(index.search(restricted(null, text, null, null, all, List.of()))));
+      SearchResult none = index.search(restricted("merger", text, null, List.of(), all, List.of()));
+      assertEquals(List.of(), rows(none), "no readable scope, nothing");
+      assertEquals(0, none.total());
+    }
+  }
 }

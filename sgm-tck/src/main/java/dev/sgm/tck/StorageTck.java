@@ -734,6 +734,124 @@ public abstract class StorageTck {
     assertEquals(3, rest.total(), "counted at the mark");
   }
 
+  @Test
+  @DisplayName(
+      "a query within readable scopes matches, counts and pages only the rows of those scopes")
+  @Requirement(rule = "storage: query within")
+  void query_withinReadableScopes() {
+    Scope project = scope("w");
+    Scope mine = Scope.of("project", "w", "session", "mine");
+    Scope deeper = Scope.of("project", "w", "session", "mine", "task", "t1");
+    Scope other = Scope.of("project", "w", "session", "other");
+    Scope alsoMine = Scope.of("project", "w", "team", "red");
+    RecordIndex red =
+        new RecordIndex(List.of("red"), List.of(new FieldValue("data.state", "open")));
+    put(row(project, "p1", 1, "c", red));
+    for (int i = 0; i < 5; i++) {
+      put(row(mine, "m" + i, 1, "c", red));
+      put(row(other, "o" + i, 1, "c", red));
+    }
+    put(row(deeper, "d1", 1, "c", red));
+    put(row(alsoMine, "r1", 1, "c", red));
+
+    List<Scope> readable = List.of(mine, alsoMine);
+    StoragePage all = storage.query(within(project, ScopeMode.DESCENDANTS, readable, 100, null));
+    assertEquals(
+        List.of("d1", "m0", "m1", "m2", "m3", "m4", "r1"),
+        ids(all).stream().sorted().toList(),
+        "the readable scopes and the narrower ones, nothing else");
+    assertEquals(7, all.total(), "total counts the readable rows only");
+    assertEquals(
+        List.of("m0", "m1", "m2", "m3", "m4", "d1"),
+        ids(storage.query(within(deeper, ScopeMode.ANCESTORS, List.of(mine), 100, null))),
+        "an ancestor query keeps to the readable ancestors");
+
+    List<String> paged = new ArrayList<>();
+    StoragePage page = storage.query(within(project, ScopeMode.DESCENDANTS, readable, 3, null));
+    long mark = page.mark();
+    while (true) {
+      paged.addAll(ids(page));
+      assertEquals(7, page.total());
+      if (page.rows().size() < 3) {
+        break;
+      }
+      put(row(mine, "new" + paged.size(), 1, "c", red));
+      put(row(other, "newer" + paged.size(), 1, "c", red));
+      StorageQuery.Position last = page.rows().get(page.rows().size() - 1).position();
+      page =
+          storage.query(
+              new StorageQuery(
+                  project,
+                  ScopeMode.DESCENDANTS,
+                  List.of(),
+                  List.of(),
+                  List.of(),
+                  false,
+                  List.of(),
+                  null,
+                  null,
+                  null,
+                  OrderBy.CREATED_AT,
+                  true,
+                  3,
+                  last,
+                  mark,
+                  readable));
+    }
+    assertEquals(
+        List.of("m0", "m1", "m2", "m3", "m4", "d1", "r1"),
+        paged,
+        "keyset pages in creation order: no repeat, no skip, nothing created later");
+
+    StoragePage filtered =
+        storage.query(
+            new StorageQuery(
+                project,
+                ScopeMode.LINEAGE,
+                List.of(),
+                List.of(),
+                List.of("red"),
+                false,
+                List.of(new FieldValue("data.state", "open")),
+                null,
+                null,
+                null,
+                OrderBy.UPDATED_AT,
+                false,
+                100,
+                null,
+                -1,
+                List.of(deeper)));
+    assertEquals(List.of("d1"), ids(filtered), "tags and fields within the readable scopes");
+    assertEquals(
+        List.of(),
+        ids(storage.query(within(deeper, ScopeMode.ANCESTORS, List.of(other), 100, null))));
+    StoragePage none = storage.query(within(project, ScopeMode.DESCENDANTS, List.of(), 100, null));
+    assertEquals(List.of(), ids(none), "no readable scope: nothing");
+    assertEquals(0, none.total());
+  }
+
+  private static StorageQuery within(
+      Scope scope, ScopeMode mode, List<Scope> readable, int limit, StorageQuery.Position after) {
+    return new StorageQuery(
+        scope,
+        mode,
+        List.of(),
+        List.of(),
+        List.of(),
+        false,
+        List.of(),
+        null,
+        null,
+        null,
+        OrderBy.CREATED_AT,
+        true,
+        limit,
+        after,
+        -1,
+        readable);
+  }
+
   // ---- commits, identity, durability ---------------------------------------------------------
 
   @Test

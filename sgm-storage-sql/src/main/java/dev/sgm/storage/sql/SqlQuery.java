@@ -34,6 +34,9 @@ public final class SqlQuery {
     StringBuilder where = new StringBuilder(" WHERE r.deleted = FALSE AND r.created_seq <= ?");
     params.add(mark);
     where.append(" AND ").append(scopeCondition("r.scope_key", q.scope(), q.scopeMode(), params));
+    if (q.within() != null) {
+      where.append(" AND ").append(withinCondition("r.scope_key", q.within(), params));
+    }
     if (!q.ids().isEmpty()) {
       where.append(" AND r.id IN (").append(placeholders(q.ids().size())).append(')');
       params.addAll(q.ids());
@@ -108,6 +111,21 @@ public final class SqlQuery {
       params.add(pairs.size());
     }
     return conditions.size() == 1 ? conditions.get(0) : "(" + String.join(" OR ", conditions) + ")";
+  }
+
+  /**
+   * The condition that {@code column} holds one of {@code readable} or a scope narrower than one;
+   * false for none. Adds its parameters.
+   */
+  static String withinCondition(String column, List<Scope> readable, List<Object> params) {
+    if (readable.isEmpty()) {
+      return "1 = 0";
+    }
+    List<String> conditions = new ArrayList<>(readable.size());
+    for (Scope scope : readable) {
+      conditions.add(scopeCondition(column, scope, ScopeMode.DESCENDANTS, params));
+    }
+    return "(" + String.join(" OR ", conditions) + ")";
   }
 
   private static String placeholders(int n) {
