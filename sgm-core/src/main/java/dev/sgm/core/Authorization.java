@@ -135,8 +135,9 @@ final class Authorization {
    * The scopes a retrieve is answered within, for a caller whose grants do not cover everything the
    * query covers: its granted scopes that can hold a record the query covers (those agreeing with
    * the query's scope on every key both name). Storage and the search index apply them as a filter,
-   * so records, {@code total}, cursors and ranking are those of the readable records alone. Null
-   * when the grants cover the whole query; empty when they cover none of it.
+   * so records, {@code total} and cursors are those of the readable records alone (text scores use
+   * the index's statistics, as for every caller). Null when the grants cover the whole query; empty
+   * when they cover none of it.
    */
   static List<Scope> readableWithin(Caller caller, RetrieveQuery query) {
     Grants grants = caller.grants();
