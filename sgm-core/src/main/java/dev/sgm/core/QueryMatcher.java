@@ -113,7 +113,10 @@ final class QueryMatcher {
                   Math.max(1, candidates.size()),
                   0,
                   null,
-                  null));
+                  null,
+                  null,
+                  SearchQuery.ALL_LEVELS,
+                  List.of()));
       found.hits().forEach(hit -> scores.put((int) hit.rowKey() - 1, hit.value()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -48,7 +48,7 @@ final class SearchFollower implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(SearchFollower.class.getName());
 
   /** The index format this build writes; an index of another format is rebuilt. */
-  static final String FORMAT = "2";
+  static final String FORMAT = "3";
 
   private static final String FORMAT_KEY = "sgm.format";
   private static final String STORAGE_KEY = "sgm.storage";

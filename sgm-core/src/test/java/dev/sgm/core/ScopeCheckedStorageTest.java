@@ -130,7 +130,8 @@ class ScopeCheckedStorageTest {
         false,
         10,
         null,
-        -1);
+        -1,
+        null);
   }
 
   @Test

@@ -47,42 +47,4 @@ public record IndexedRecord(
     tags = List.copyOf(tags);
     fields = List.copyOf(fields);
   }
-
-  /** A public record. */
-  public IndexedRecord(
-      String key,
-      long rowKey,
-      String scope,
-      List<String> scopePairs,
-      String id,
-      String type,
-      List<String> tags,
-      List<String> fields,
-      String title,
-      String content,
-      long createdMicros,
-      long updatedMicros,
-      long createdSeq,
-      long version,
-      float[] vector,
-      long vectorGeneration) {
-    this(
-        key,
-        rowKey,
-        scope,
-        scopePairs,
-        id,
-        type,
-        tags,
-        fields,
-        title,
-        content,
-        createdMicros,
-        updatedMicros,
-        createdSeq,
-        version,
-        vector,
-        vectorGeneration,
-        0);
-  }
 }

@@ -31,7 +31,6 @@ import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause.Occur;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.CollectionStatistics;
-import org.apache.lucene.search.CombinedFieldQuery;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
@@ -48,6 +47,7 @@ import org.apache.lucene.search.TermStatistics;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopFieldCollectorManager;
 import org.apache.lucene.search.TopFieldDocs;
+import org.apache.lucene.search.TotalHits;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
@@ -66,9 +66,9 @@ public final class SearchIndex implements AutoCloseable {
   public static final int HYBRID_DEPTH = 100;
 
   /** How many times a word in the title, and in the tags, counts as often as one in the content. */
-  static final float TITLE_WEIGHT = 3f;
+  static final int TITLE_WEIGHT = 3;
 
-  static final float TAGS_WEIGHT = 2f;
+  static final int TAGS_WEIGHT = 2;
 
   private static final String KEY = "key";
   private static final String ROW = "row";
@@ -81,9 +81,16 @@ public final class SearchIndex implements AutoCloseable {
   private static final String CREATED = "created";
   private static final String UPDATED = "updated";
   private static final String CREATED_SEQ = "cseq";
-  private static final String TITLE = "title";
-  private static final String TAGS = "tags";
-  private static final String CONTENT = "content";
+
+  /** The title, the tags and the content as one weighted field (see {@link #addText}). */
+  private static final String TEXT = "text";
+
+  /**
+   * The title and the tags alone, weighted as in {@link #TEXT}, for records whose content is
+   * withheld.
+   */
+  private static final String HEADING = "heading";
+
   private static final String VECTOR = "vector";
   private static final String HAS_VECTOR = "has_vector";
   private static final String VECTOR_GENERATION = "vgen";
@@ -210,21 +217,35 @@ public final class SearchIndex implements AutoCloseable {
     doc.add(new NumericDocValuesField(UPDATED, r.updatedMicros()));
     doc.add(new LongPoint(CREATED_SEQ, r.createdSeq()));
     doc.add(new LongPoint(LEVEL, r.level()));
-    if (r.title() != null) {
-      doc.add(new TextField(TITLE, r.title(), Field.Store.NO));
-    }
-    if (!r.tags().isEmpty()) {
-      doc.add(new TextField(TAGS, String.join(" ", r.tags()), Field.Store.NO));
-    }
-    if (r.content() != null) {
-      doc.add(new TextField(CONTENT, r.content(), Field.Store.NO));
-    }
+    addText(doc, r);
     if (r.vector() != null) {
       doc.add(new KnnFloatVectorField(VECTOR, r.vector(), VectorSimilarityFunction.DOT_PRODUCT));
       doc.add(new StringField(HAS_VECTOR, "y", Field.Store.NO));
       doc.add(new LongPoint(VECTOR_GENERATION, r.vectorGeneration()));
     }
     return doc;
+  }
+
+  /**
+   * Indexes the ranked text as one field, BM25F's way: the title {@link #TITLE_WEIGHT} times and
+   * the tags {@link #TAGS_WEIGHT} times over, then the content, so a word's frequency and the
+   * field's length each count a title word as three content words. One field, unlike a query
+   * combining three, gives a score whose upper bound per block of documents is known, so a top-k
+   * search skips the matches that cannot enter the page; and one field's statistics weigh a word's
+   * rarity over all the text, not over the few records that have titles.
+   */
+  private static void addText(Document doc, IndexedRecord r) {
+    for (String field : List.of(TEXT, HEADING)) {
+      for (int i = 0; r.title() != null && i < TITLE_WEIGHT; i++) {
+        doc.add(new TextField(field, r.title(), Field.Store.NO));
+      }
+      for (int i = 0; !r.tags().isEmpty() && i < TAGS_WEIGHT; i++) {
+        doc.add(new TextField(field, String.join(" ", r.tags()), Field.Store.NO));
+      }
+    }
+    if (r.content() != null) {
+      doc.add(new TextField(TEXT, r.content(), Field.Store.NO));
+    }
   }
 
   /** A keyword as indexed: itself, or its hash when it is too long to be one term. */
@@ -293,6 +314,24 @@ public final class SearchIndex implements AutoCloseable {
               .add(filter, Occur.FILTER)
               .build();
     }
+    if (q.order() == SearchQuery.Order.RELEVANCE && q.text() != null) {
+      TopRelevance.Hit after =
+          q.after() == null
+              ? null
+              : new TopRelevance.Hit(q.after().rowKey(), (float) q.after().value());
+      List<TopRelevance.Hit> top =
+          searcher.search(query, new TopRelevance(ROW, q.limit() + 1, after));
+      List<SearchResult.Hit> hits = new ArrayList<>();
+      for (TopRelevance.Hit hit : top.subList(0, Math.min(q.limit(), top.size()))) {
+        hits.add(new SearchResult.Hit(hit.rowKey(), hit.score()));
+      }
+      return new SearchResult(
+          hits,
+          searcher.count(query),
+          top.size() > q.limit(),
+          new SearchQuery.Frozen(used, null),
+          truncated);
+    }
     Sort sort = sort(q.order());
     FieldDoc after = null;
     if (q.after() != null) {
@@ -302,9 +341,15 @@ public final class SearchIndex implements AutoCloseable {
               : (Object) (long) q.after().value();
       after = new FieldDoc(Integer.MAX_VALUE, Float.NaN, new Object[] {first, q.after().rowKey()});
     }
+    // Collecting stops counting at the page, so that a sort by date may skip what cannot enter
+    // it; the total is then counted on its own.
     TopFieldDocs top =
         searcher.search(
-            query, new TopFieldCollectorManager(sort, q.limit() + 1, after, Integer.MAX_VALUE));
+            query, new TopFieldCollectorManager(sort, q.limit() + 1, after, q.limit() + 1));
+    long total =
+        top.totalHits.relation() == TotalHits.Relation.EQUAL_TO
+            ? top.totalHits.value()
+            : searcher.count(query);
     List<SearchResult.Hit> hits = new ArrayList<>();
     for (int i = 0; i < Math.min(q.limit(), top.scoreDocs.length); i++) {
       FieldDoc doc = (FieldDoc) top.scoreDocs[i];
@@ -314,7 +359,7 @@ public final class SearchIndex implements AutoCloseable {
     }
     return new SearchResult(
         hits,
-        top.totalHits.value(),
+        total,
         top.scoreDocs.length > q.limit(),
         new SearchQuery.Frozen(used, null),
         truncated);
@@ -337,21 +382,12 @@ public final class SearchIndex implements AutoCloseable {
 
   /**
    * Any of the terms, each scored over the title, the tags and the content as one weighted field
-   * (BM25F): a word in the title counts as three in the content. Scoring each field on its own
-   * would weigh a title word by the title field's own rarity statistics, which can cancel the
-   * weight when few records have titles.
+   * (BM25F, see {@link #addText}), or over the title and the tags alone.
    */
   private static Query textQuery(List<String> terms, boolean withContent) {
     BooleanQuery.Builder any = new BooleanQuery.Builder();
     for (String term : terms) {
-      CombinedFieldQuery.Builder fields =
-          new CombinedFieldQuery.Builder(term)
-              .addField(TITLE, TITLE_WEIGHT)
-              .addField(TAGS, TAGS_WEIGHT);
-      if (withContent) {
-        fields.addField(CONTENT, 1f);
-      }
-      any.add(fields.build(), Occur.SHOULD);
+      any.add(new TermQuery(new Term(withContent ? TEXT : HEADING, term)), Occur.SHOULD);
     }
     return any.build();
   }
@@ -452,12 +488,8 @@ public final class SearchIndex implements AutoCloseable {
               .add(textQuery(q, terms), Occur.MUST)
               .add(filter, Occur.FILTER)
               .build();
-      TopFieldDocs top =
-          searcher.search(
-              query, new TopFieldCollectorManager(sort(SearchQuery.Order.RELEVANCE), depth, 0));
-      for (ScoreDoc hit : top.scoreDocs) {
-        FieldDoc doc = (FieldDoc) hit;
-        lexical.put((Long) doc.fields[1], ((Float) doc.fields[0]).doubleValue());
+      for (TopRelevance.Hit hit : searcher.search(query, new TopRelevance(ROW, depth, null))) {
+        lexical.put(hit.rowKey(), (double) hit.score());
       }
     }
     Map<Long, Double> dense = dense(searcher, q, filter, depth);

@@ -99,54 +99,6 @@ public record SearchQuery(
     Objects.requireNonNull(order, "order");
   }
 
-  /** A search that sees every record of its scopes whole. */
-  public SearchQuery(
-      Set<String> scopes,
-      List<String> requiredPairs,
-      List<String> ids,
-      List<String> types,
-      List<String> tags,
-      boolean anyTag,
-      List<String> fields,
-      Long createdAfter,
-      Long createdBefore,
-      Long updatedAfter,
-      long mark,
-      long vectorGeneration,
-      String text,
-      Ranking ranking,
-      float[] vector,
-      Order order,
-      int limit,
-      int offset,
-      After after,
-      Frozen frozen) {
-    this(
-        scopes,
-        requiredPairs,
-        ids,
-        types,
-        tags,
-        anyTag,
-        fields,
-        createdAfter,
-        createdBefore,
-        updatedAfter,
-        mark,
-        vectorGeneration,
-        text,
-        ranking,
-        vector,
-        order,
-        limit,
-        offset,
-        after,
-        frozen,
-        null,
-        ALL_LEVELS,
-        List.of());
-  }
-
   /** True when some records may be above the clearance. */
   boolean restrictsLevels() {
     return clearance != ALL_LEVELS;

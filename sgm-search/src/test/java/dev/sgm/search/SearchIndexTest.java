@@ -26,6 +26,7 @@ class SearchIndexTest {
         row,
         1,
         null,
+        0,
         0);
   }
 
@@ -56,7 +57,10 @@ class SearchIndexTest {
         limit,
         0,
         after,
-        frozen);
+        frozen,
+        null,
+        SearchQuery.ALL_LEVELS,
+        List.of());
   }
 
   @Test
@@ -93,6 +97,7 @@ class SearchIndexTest {
               101,
               1,
               null,
+              0,
               0));
       index.put(
           new IndexedRecord(
@@ -111,6 +116,7 @@ class SearchIndexTest {
               102,
               1,
               null,
+              0,
               0));
       index.refresh();
       SearchResult found = index.search(query("p=a", "deployment", 10, null, null, List.of()));

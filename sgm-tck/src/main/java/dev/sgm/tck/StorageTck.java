@@ -158,7 +158,8 @@ public abstract class StorageTck {
         false,
         limit,
         null,
-        -1);
+        -1,
+        null);
   }
 
   private static List<String> ids(StoragePage page) {
@@ -687,7 +688,8 @@ public abstract class StorageTck {
             true,
             10,
             null,
-            -1);
+            -1,
+            null);
     assertEquals(List.of("p1", "s1", "p3"), ids(storage.query(tagged)), "oldest first");
 
     StorageQuery oldestFirst =
@@ -706,7 +708,8 @@ public abstract class StorageTck {
             true,
             2,
             null,
-            -1);
+            -1,
+            null);
     StoragePage first = storage.query(oldestFirst);
     assertEquals(List.of("p1", "p2"), ids(first));
     assertEquals(3, first.total(), "total counts every match, not the page");
@@ -728,7 +731,8 @@ public abstract class StorageTck {
             true,
             2,
             last.position(),
-            first.mark());
+            first.mark(),
+            null);
     StoragePage rest = storage.query(second);
     assertEquals(List.of("p3"), ids(rest), "a row created after the mark is left out");
     assertEquals(3, rest.total(), "counted at the mark");

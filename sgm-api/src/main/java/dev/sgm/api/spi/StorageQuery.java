@@ -42,42 +42,6 @@ public record StorageQuery(
     filters = List.copyOf(filters);
   }
 
-  /** A query without a restriction to readable scopes. */
-  public StorageQuery(
-      Scope scope,
-      ScopeMode scopeMode,
-      List<String> ids,
-      List<String> types,
-      List<String> tags,
-      boolean anyTag,
-      List<RecordIndex.FieldValue> filters,
-      Long createdAfterMicros,
-      Long createdBeforeMicros,
-      Long updatedAfterMicros,
-      OrderBy orderBy,
-      boolean ascending,
-      int limit,
-      Position after,
-      long mark) {
-    this(
-        scope,
-        scopeMode,
-        ids,
-        types,
-        tags,
-        anyTag,
-        filters,
-        createdAfterMicros,
-        createdBeforeMicros,
-        updatedAfterMicros,
-        orderBy,
-        ascending,
-        limit,
-        after,
-        mark,
-        null);
-  }
-
   /** True when a record of {@code recordScope} lies within {@link #within()}. */
   public boolean withinReadable(Scope recordScope) {
     if (within == null) {

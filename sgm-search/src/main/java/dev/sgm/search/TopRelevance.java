@@ -1,0 +1,143 @@
+package dev.sgm.search;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.PriorityQueue;
+import org.apache.lucene.index.DocValues;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.search.Collector;
+import org.apache.lucene.search.CollectorManager;
+import org.apache.lucene.search.LeafCollector;
+import org.apache.lucene.search.Scorable;
+import org.apache.lucene.search.ScoreMode;
+
+/**
+ * The best hits of a ranked query in relevance order, score descending and then row key descending,
+ * optionally after a cursor's position.
+ *
+ * <p>Lucene's own field-sorted collector cannot let the scorer skip anything once the sort has a
+ * second key, so it scores every match; this one tells the scorer the lowest score that can still
+ * enter the page (ties included, since the row key may still place them), which lets the scorer
+ * skip whole blocks of matches that cannot. Ranking a common word then costs about the page, not
+ * the number of records that contain it.
+ */
+final class TopRelevance implements CollectorManager<TopRelevance.Top, List<TopRelevance.Hit>> {
+  /** One hit: the row key of its record and its score. */
+  record Hit(long rowKey, float score) {}
+
+  /** Worst first: lower score, then lower row key, ranks lower. */
+  private static final Comparator<Hit> WORST_FIRST =
+      Comparator.comparingDouble(Hit::score).thenComparingLong(Hit::rowKey);
+
+  private final String rowField;
+  private final int size;
+  private final Hit after;
+
+  /**
+   * @param rowField the numeric doc values field holding each document's row key
+   * @param size how many hits to keep
+   * @param after the position to start after, or null for the first page
+   */
+  TopRelevance(String rowField, int size, Hit after) {
+    if (size < 1) {
+      throw new IllegalArgumentException("size must be at least 1");
+    }
+    this.rowField = rowField;
+    this.size = size;
+    this.after = after;
+  }
+
+  @Override
+  public Top newCollector() {
+    return new Top();
+  }
+
+  /** The best {@code size} hits of every collector, best first. */
+  @Override
+  public List<Hit> reduce(Collection<Top> collectors) {
+    PriorityQueue<Hit> best = new PriorityQueue<>(size + 1, WORST_FIRST);
+    for (Top top : collectors) {
+      for (Hit hit : top.queue) {
+        offer(best, hit);
+      }
+    }
+    List<Hit> hits = new ArrayList<>(best);
+    hits.sort(WORST_FIRST.reversed());
+    return hits;
+  }
+
+  private boolean offer(PriorityQueue<Hit> queue, Hit hit) {
+    if (queue.size() < size) {
+      queue.add(hit);
+      return true;
+    }
+    if (WORST_FIRST.compare(hit, queue.peek()) <= 0) {
+      return false;
+    }
+    queue.poll();
+    queue.add(hit);
+    return true;
+  }
+
+  /** Whether {@code hit} ranks strictly after the cursor's position. */
+  private boolean isAfterCursor(float score, long rowKey) {
+    return after == null
+        || score < after.score()
+        || (score == after.score() && rowKey < after.rowKey());
+  }
+
+  /** Collects one slice of the index. */
+  final class Top implements Collector {
+    private final PriorityQueue<Hit> queue = new PriorityQueue<>(size + 1, WORST_FIRST);
+
+    @Override
+    public ScoreMode scoreMode() {
+      return ScoreMode.TOP_SCORES;
+    }
+
+    @Override
+    public LeafCollector getLeafCollector(LeafReaderContext context) throws IOException {
+      NumericDocValues rows = DocValues.getNumeric(context.reader(), rowField);
+      return new LeafCollector() {
+        private Scorable scorer;
+        private float minCompetitive = Float.NEGATIVE_INFINITY;
+
+        @Override
+        public void setScorer(Scorable scorer) throws IOException {
+          this.scorer = scorer;
+          minCompetitive = Float.NEGATIVE_INFINITY;
+          updateMinCompetitive();
+        }
+
+        @Override
+        public void collect(int doc) throws IOException {
+          float score = scorer.score();
+          if (queue.size() == size && score < queue.peek().score()) {
+            return;
+          }
+          if (after != null && score > after.score()) {
+            return;
+          }
+          if (!rows.advanceExact(doc)) {
+            throw new IllegalStateException("a document without a row key");
+          }
+          long rowKey = rows.longValue();
+          if (isAfterCursor(score, rowKey) && offer(queue, new Hit(rowKey, score))) {
+            updateMinCompetitive();
+          }
+        }
+
+        private void updateMinCompetitive() throws IOException {
+          if (queue.size() == size && queue.peek().score() > minCompetitive) {
+            minCompetitive = queue.peek().score();
+            scorer.setMinCompetitiveScore(minCompetitive);
+          }
+        }
+      };
+    }
+  }
+}
