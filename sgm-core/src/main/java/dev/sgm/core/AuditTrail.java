@@ -122,7 +122,7 @@ final class AuditTrail implements AutoCloseable {
         boolean more = true;
         while (more) {
           queue.drainTo(batch);
-          boolean end = batch.remove(END);
+          boolean end = removeEnd(batch);
           emit(batch);
           batch.clear();
           if (end) {
@@ -134,11 +134,21 @@ final class AuditTrail implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      batch.remove(END);
       queue.drainTo(batch);
-      batch.remove(END);
+      removeEnd(batch);
       emit(batch);
     }
+  }
+
+  /** Removes {@link #END} (by identity: it is queued last) and says whether it was there. */
+  private static boolean removeEnd(List<Event> batch) {
+    for (int i = batch.size() - 1; i >= 0; i--) {
+      if (batch.get(i) == END) {
+        batch.remove(i);
+        return true;
+      }
+    }
+    return false;
   }
 
   private synchronized void emit(List<Event> events) {

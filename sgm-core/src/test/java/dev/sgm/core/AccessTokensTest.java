@@ -132,6 +132,26 @@ class AccessTokensTest {
   }
 
   @Test
+  void theHeaderMayNameTheSchemeInAnyCaseWithAnyWhitespace() {
+    String token = create(null).token();
+    for (String header :
+        new String[] {
+          "Bearer " + token, "bearer " + token, "BEARER\t" + token, "  Bearer   " + token + "  "
+        }) {
+      assertEquals(
+          "ci", tokens.authenticate("http", header, ADDRESS).principal().orElseThrow(), header);
+    }
+    for (String header :
+        new String[] {"Bearer" + token, "Basic " + token, "Bearer " + token + " x"}) {
+      assertEquals(
+          ErrorCode.UNAUTHENTICATED,
+          assertThrows(SgmException.class, () -> tokens.authenticate("http", header, ADDRESS))
+              .code(),
+          header);
+    }
+  }
+
+  @Test
   void aMatchedTokenIsNotLookedUpAgainUntilItsRecheck() {
     String token = create(null).token();
     principal(token);
