@@ -91,14 +91,25 @@ public record Grants(List<Grant> grants, Set<String> agents, Sensitivity clearan
 
   /** True when a record of {@code scope} may be read. */
   public boolean canRead(Scope scope) {
-    return isOwner() || grants.stream().anyMatch(g -> g.scope().contains(scope));
+    return allows(scope, false);
   }
 
   /** True when a record of {@code scope} may be written. */
   public boolean canWrite(Scope scope) {
-    return isOwner()
-        || grants.stream()
-            .anyMatch(g -> g.access() == Access.READ_WRITE && g.scope().contains(scope));
+    return allows(scope, true);
+  }
+
+  // A loop rather than a stream: every operation of an authenticated caller asks this.
+  private boolean allows(Scope scope, boolean write) {
+    if (isOwner()) {
+      return true;
+    }
+    for (Grant grant : grants) {
+      if ((!write || grant.access() == Access.READ_WRITE) && grant.scope().contains(scope)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** True when {@code provenance.agent} may name {@code agent}. */

@@ -161,7 +161,15 @@ public final class Scope {
 
   /** True when {@code other} is this scope or narrower (has every pair of this one). */
   public boolean contains(Scope other) {
-    return other.pairs.entrySet().containsAll(pairs.entrySet());
+    if (other.pairs.size() < pairs.size()) {
+      return false;
+    }
+    for (Map.Entry<String, String> pair : pairs.entrySet()) {
+      if (!pair.getValue().equals(other.pairs.get(pair.getKey()))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** True when this scope is strictly narrower than {@code other}. */

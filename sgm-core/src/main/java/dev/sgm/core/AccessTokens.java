@@ -33,19 +33,24 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.function.LongSupplier;
 
 /**
  * Bearer tokens: who a request comes from. A token is {@code sgm_<id>_<secret>} with 256 random
  * bits of secret; the storage keeps its id, principal, grants and the SHA-256 of the secret, never
- * the secret, and a presented secret is compared with that hash in constant time. A static
- * bootstrap token ({@code auth.token}, or the file {@code auth.token-file}, which must be readable
- * by its owner only) acts as the owner, for first start-up. Authentication is on when {@code
- * auth.enabled} is true or a bootstrap token is configured.
+ * the secret, and a presented secret's hash is compared with that hash in constant time. Within one
+ * recheck interval a token text that has matched is remembered (in memory only) and compared with
+ * the presented text in constant time instead of hashing it again. A static bootstrap token ({@code
+ * auth.token}, or the file {@code auth.token-file}, which must be readable by its owner only) acts
+ * as the owner, for first start-up. Authentication is on when {@code auth.enabled} is true or a
+ * bootstrap token is configured.
  */
 public final class AccessTokens {
-  private static final Pattern FORMAT = Pattern.compile("sgm_([0-9a-f]{16})_([A-Za-z0-9_-]{43})");
+  /** A token's text: {@code sgm_}, 16 hexadecimal digits of id, {@code _}, 43 of secret. */
+  private static final int ID_START = 4;
+
+  private static final int ID_END = ID_START + 16;
+  private static final int LENGTH = ID_END + 1 + 43;
 
   /** How long a checked token is trusted before the storage is asked again (revocation lag). */
   static final Duration RECHECK = Duration.ofSeconds(2);
@@ -60,13 +65,41 @@ public final class AccessTokens {
   private final SecureRandom random = new SecureRandom();
   private final Map<String, Checked> recent = new ConcurrentHashMap<>();
   private final FailedAttempts failures;
+  private final LongSupplier nanoTime;
 
-  /** A token as last read from the storage, with its grants parsed once rather than per call. */
-  private record Checked(TokenStore.Entry entry, Grants grants, long atNanos) {}
+  /**
+   * A token as last read from the storage, with its grants parsed once rather than per call, and
+   * the token text that last matched its hash while this entry is fresh. Hashing the presented
+   * secret is most of what authenticating a request costs, so a request presenting that same text
+   * again is compared with it (in constant time) instead; a recheck reads the entry again and
+   * starts with no matched text, so revocation and expiry take effect as before.
+   */
+  private static final class Checked {
+    final TokenStore.Entry entry;
+    final Grants grants;
+    final long atNanos;
+    volatile String matched;
+
+    Checked(TokenStore.Entry entry, Grants grants, long atNanos) {
+      this.entry = entry;
+      this.grants = grants;
+      this.atNanos = atNanos;
+    }
+
+    boolean fresh(long now) {
+      return now - atNanos < RECHECK.toNanos();
+    }
+  }
 
   AccessTokens(Config config, Optional<TokenStore> store, Clock clock) {
+    this(config, store, clock, System::nanoTime);
+  }
+
+  /** With the time a recheck is measured in, for tests of the revocation lag. */
+  AccessTokens(Config config, Optional<TokenStore> store, Clock clock, LongSupplier nanoTime) {
     this.store = store;
     this.clock = clock;
+    this.nanoTime = nanoTime;
     String bootstrap = bootstrapToken(config);
     this.bootstrapHash = bootstrap == null ? null : sha256(bootstrap);
     this.enabled = config.getBoolean("auth.enabled", false) || bootstrap != null;
@@ -154,27 +187,80 @@ public final class AccessTokens {
     if (token == null) {
       throw unauthenticated("the Authorization header must be 'Bearer <token>'");
     }
+    if (token.length() == LENGTH && token.startsWith("sgm_")) {
+      // Text that matched a stored hash is well-formed and not the bootstrap token (that is looked
+      // at first), so text equal to it needs neither a check of its form nor a hash.
+      Checked recently = recent.get(token.substring(ID_START, ID_END));
+      String matched = recently == null ? null : recently.matched;
+      if (matched != null && recently.fresh(nanoTime.getAsLong()) && sameText(matched, token)) {
+        if (live(recently.entry)) {
+          return Caller.authenticated(recently.entry.principal(), origin, recently.grants);
+        }
+        failures.failed(clientAddress, origin);
+        throw unauthenticated("the token is not valid (malformed, unknown, revoked or expired)");
+      }
+    }
     if (bootstrapHash != null && MessageDigest.isEqual(sha256(token), bootstrapHash)) {
       return new Caller(Optional.of(BOOTSTRAP_PRINCIPAL), origin, Grants.OWNER);
     }
-    Matcher matcher = FORMAT.matcher(token);
-    if (!matcher.matches()) {
+    if (!wellFormed(token)) {
       failures.failed(clientAddress, origin);
       throw unauthenticated("the token is not valid (malformed, unknown, revoked or expired)");
     }
-    Checked checked = checked(matcher.group(1));
-    TokenStore.Entry entry = checked == null ? null : checked.entry();
-    byte[] presented = sha256(matcher.group(2));
+    Checked checked = checked(token.substring(ID_START, ID_END));
+    TokenStore.Entry entry = checked == null ? null : checked.entry;
+    byte[] presented = sha256(token.substring(ID_END + 1));
     boolean matches = MessageDigest.isEqual(presented, entry == null ? new byte[32] : entry.hash());
-    Instant now = clock.instant();
-    if (entry == null
-        || !matches
-        || entry.revokedAt() != null
-        || (entry.expiresAt() != null && !now.isBefore(entry.expiresAt()))) {
+    if (entry == null || !matches || !live(entry)) {
       failures.failed(clientAddress, origin);
       throw unauthenticated("the token is not valid (malformed, unknown, revoked or expired)");
     }
-    return Caller.authenticated(entry.principal(), origin, checked.grants());
+    checked.matched = token;
+    return Caller.authenticated(entry.principal(), origin, checked.grants);
+  }
+
+  /** True when {@code entry} is neither revoked nor expired. */
+  private boolean live(TokenStore.Entry entry) {
+    return entry.revokedAt() == null
+        && (entry.expiresAt() == null || clock.instant().isBefore(entry.expiresAt()));
+  }
+
+  /** True for {@code sgm_<16 lowercase hexadecimal digits>_<43 base64url characters>}. */
+  private static boolean wellFormed(String token) {
+    if (token.length() != LENGTH || !token.startsWith("sgm_") || token.charAt(ID_END) != '_') {
+      return false;
+    }
+    for (int i = ID_START; i < ID_END; i++) {
+      char c = token.charAt(i);
+      if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+        return false;
+      }
+    }
+    for (int i = ID_END + 1; i < LENGTH; i++) {
+      char c = token.charAt(i);
+      if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9')
+          && c != '-'
+          && c != '_') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * True when the two texts are equal, in a time that depends on their length alone (both are
+   * well-formed tokens, of one length), so that timing tells nothing of how much of a secret
+   * matched.
+   */
+  private static boolean sameText(String a, String b) {
+    if (a.length() != b.length()) {
+      return false;
+    }
+    int difference = 0;
+    for (int i = 0; i < a.length(); i++) {
+      difference |= a.charAt(i) ^ b.charAt(i);
+    }
+    return difference == 0;
   }
 
   /**
@@ -183,6 +269,14 @@ public final class AccessTokens {
    * time.
    */
   private static String bearerToken(String authorization) {
+    int last = authorization.length() - 1;
+    if (last > 7
+        && authorization.regionMatches(true, 0, "Bearer ", 0, 7)
+        && !Character.isWhitespace(authorization.charAt(7))
+        && !Character.isWhitespace(authorization.charAt(last))) {
+      // The usual form, one space and nothing around: no need to strip and split.
+      return authorization.substring(7);
+    }
     String header = authorization.strip();
     int space = 0;
     while (space < header.length() && !Character.isWhitespace(header.charAt(space))) {
@@ -196,9 +290,9 @@ public final class AccessTokens {
   }
 
   private Checked checked(String id) {
-    long now = System.nanoTime();
+    long now = nanoTime.getAsLong();
     Checked checked = recent.get(id);
-    if (checked != null && now - checked.atNanos() < RECHECK.toNanos()) {
+    if (checked != null && checked.fresh(now)) {
       return checked;
     }
     TokenStore.Entry entry = store.flatMap(s -> s.find(id)).orElse(null);

@@ -76,16 +76,16 @@ final class Authorization {
   }
 
   /**
-   * The checks of a write of {@code record} over {@code existing} (the live record there, or null):
-   * the scope writable, the agent one the caller may speak for, the record's level and the replaced
-   * one's within the caller's clearance.
+   * The checks of a write of {@code record} (of {@code scope}, as the caller has read it from the
+   * record) over {@code existing} (the live record there, or null): the scope writable, the agent
+   * one the caller may speak for, the record's level and the replaced one's within the caller's
+   * clearance.
    */
-  static void requireStore(Caller caller, ObjectNode record, StoredRecord existing) {
+  static void requireStore(Caller caller, Scope scope, ObjectNode record, StoredRecord existing) {
     Grants grants = caller.grants();
     if (grants.isOwner()) {
       return;
     }
-    Scope scope = Scope.fromJson(record.get("scope"), "scope", ErrorCode.INVALID_RECORD);
     requireWrite(caller, scope);
     String agent = record.path("provenance").path("agent").asText();
     if (!grants.maySpeakFor(agent)) {

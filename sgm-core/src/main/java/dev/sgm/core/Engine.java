@@ -259,7 +259,7 @@ final class Engine implements SgmService {
     String id = record.get("id").textValue();
     Optional<StoredRecord> existing = tx.findForUpdate(scope, id);
     StoredRecord live = existing.filter(r -> !r.deleted()).orElse(null);
-    Authorization.requireStore(caller, record, live);
+    Authorization.requireStore(caller, scope, record, live);
     if (ifAbsent && live != null) {
       throw new SgmException(
           ErrorCode.CONFLICT,
@@ -816,38 +816,8 @@ final class Engine implements SgmService {
       outcome = ErrorCode.INTERNAL.wireName();
       throw e;
     } finally {
-      audit(caller, operation, request, outcome);
+      audit.record(clock.instant(), caller, operation, request, outcome);
     }
-  }
-
-  /**
-   * The audit line, one per operation while authentication is on: when, who did what where, and the
-   * outcome; never content, never a token; the scope and id as the request named them.
-   */
-  private void audit(Caller caller, String operation, JsonNode request, String outcome) {
-    JsonNode target =
-        request == null
-            ? Json.object()
-            : request.path("record").isObject() ? request.get("record") : request;
-    String scope;
-    try {
-      scope =
-          target.path("scope").isObject()
-              ? Scope.fromJson(target.get("scope"), "scope", ErrorCode.INVALID_REQUEST).canonical()
-              : "-";
-    } catch (SgmException e) {
-      scope = "(invalid)";
-    }
-    String id = target.path("id").isTextual() ? target.get("id").textValue() : "-";
-    ObjectNode line = Json.object();
-    line.put("at", Timestamps.format(clock.instant()));
-    line.put("principal", caller.principal().orElse("owner"));
-    line.put("origin", caller.origin());
-    line.put("operation", operation);
-    line.put("scope", scope);
-    line.put("id", id.length() > 256 ? id.substring(0, 256) : id);
-    line.put("outcome", outcome);
-    audit.record(Json.write(line));
   }
 
   private JsonNode run(Caller caller, String operation, JsonNode request) {

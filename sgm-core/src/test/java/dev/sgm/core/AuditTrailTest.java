@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.sgm.api.Caller;
 import dev.sgm.api.Grants;
 import dev.sgm.api.Json;
@@ -84,5 +85,41 @@ class AuditTrailTest {
     assertFalse(all.contains("secret words"), "no content in the audit trail");
     assertFalse(all.contains(token.substring(21)), "no token in the audit trail");
     assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+  }
+
+  @Test
+  void eachLineIsOneJsonObjectWhateverTheRequestNames() throws Exception {
+    Path file = dir.resolve("audit.log");
+    String odd = "quote\" back\\slash\nnew line\u0001 é";
+    try (SgmRuntime runtime =
+        TestRuntimes.open("auth.enabled", "true", AuditTrail.FILE, file.toString())) {
+      Caller owner = Caller.embedded();
+      for (String request :
+          new String[] {
+            "{\"scope\":{\"project\":\"alpha\"},\"id\":" + Json.write(TextNode.valueOf(odd)) + "}",
+            "{\"scope\":{\"project\":7},\"id\":\"x\"}",
+            "{}"
+          }) {
+        try {
+          runtime.service().invoke(owner, "read", Json.parse(request));
+        } catch (SgmException e) {
+          // The outcome is what the line records.
+        }
+      }
+    }
+    List<String> lines = Files.readAllLines(file);
+    assertEquals(3, lines.size(), lines.toString());
+    JsonNode first = Json.parse(lines.get(0));
+    assertEquals(odd, first.path("id").asText());
+    assertFalse(first.path("outcome").asText().isEmpty(), first.toString());
+    assertEquals("owner", first.path("principal").asText());
+    assertEquals("embedded", first.path("origin").asText());
+    assertEquals("project=alpha", first.path("scope").asText());
+    JsonNode second = Json.parse(lines.get(1));
+    assertEquals("(invalid)", second.path("scope").asText());
+    assertEquals("invalid_request", second.path("outcome").asText());
+    JsonNode third = Json.parse(lines.get(2));
+    assertEquals("-", third.path("scope").asText());
+    assertEquals("-", third.path("id").asText());
   }
 }
