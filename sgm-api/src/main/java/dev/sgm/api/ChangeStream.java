@@ -24,6 +24,26 @@ public interface ChangeStream extends AutoCloseable {
    */
   Batch poll(Duration timeout) throws InterruptedException;
 
+  /**
+   * Asks for {@code listener} to be run whenever {@link #pollReady} may have something new (and
+   * once now), so that a consumer can wait without a thread of its own. The listener runs on the
+   * thread that hands out every watch's commits: it must return at once, never block. False when
+   * this stream gives no such signal; its consumer then waits in {@link #poll}.
+   */
+  default boolean onReady(Runnable listener) {
+    return false;
+  }
+
+  /**
+   * The events ready now, without waiting and without reading the change log: an empty batch when
+   * there are none. Null when the stream has to read the change log first (it fell behind its
+   * buffer, or resumes from an older cursor): {@link #poll} does that, from a thread that may
+   * block.
+   */
+  default Batch pollReady() {
+    return null;
+  }
+
   /** The cursor after the last event handed out: where a new watch resumes without a gap. */
   String cursor();
 

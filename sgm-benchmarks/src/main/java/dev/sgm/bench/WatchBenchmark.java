@@ -10,29 +10,32 @@ import dev.sgm.api.StoreRequest;
 import dev.sgm.api.spi.Transport;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Watch streams under load, on the durable embedded store: commit-to-delivery latency (p50, p99)
  * with 1,000 SSE watchers of the scope written to; store throughput with no watcher and with 1,000
  * idle watchers (of another scope); and the heap an idle watch holds on the server.
  *
+ * <p>Latency is timed from just before the store call (an upper bound: the commit is inside it,
+ * with the store's own work) and, for comparison, from its return (a lower bound), to the moment
+ * the client's read of the event returns. The watchers are read by one selector thread ({@link
+ * SseClients}); {@code -Dsgm.bench.client=threads} reads them with a virtual thread each, as
+ * before, to show what that costs on two cores. Throughput alternates rounds with and without the
+ * idle watchers (none, idle, idle, none, ...), since the store's rate drifts as the data grows and
+ * a single before and after would put that drift into the ratio.
+ *
  * <p>Run: {@code ./sgm-benchmarks/run-watch} ({@code -Dsgm.bench.watchers}, {@code
- * -Dsgm.bench.events}, {@code -Dsgm.bench.seconds}).
+ * -Dsgm.bench.events}, {@code -Dsgm.bench.seconds} per round, {@code -Dsgm.bench.rounds}).
  */
 public final class WatchBenchmark {
   private static final Caller CALLER = Caller.embedded();
@@ -42,7 +45,9 @@ public final class WatchBenchmark {
   public static void main(String[] args) throws Exception {
     int watchers = Integer.getInteger("sgm.bench.watchers", 1000);
     int events = Integer.getInteger("sgm.bench.events", 300);
-    int seconds = Integer.getInteger("sgm.bench.seconds", 10);
+    int seconds = Integer.getInteger("sgm.bench.seconds", 6);
+    int rounds = Integer.getInteger("sgm.bench.rounds", 3);
+    boolean selector = !"threads".equals(System.getProperty("sgm.bench.client", "selector"));
     try (ScratchDirectory scratch = ScratchDirectory.create("sgm-watch-bench")) {
       Map<String, String> options =
           Map.of(
@@ -61,30 +66,48 @@ public final class WatchBenchmark {
           url = URI.create(transport.endpoints().get(0));
         }
         System.out.printf(
-            Locale.ROOT, "watch benchmark: %d SSE watchers, %d events%n", watchers, events);
+            Locale.ROOT,
+            "watch benchmark: %d SSE watchers, %d events, clients read by %s%n",
+            watchers,
+            events,
+            selector ? "one selector thread" : "a virtual thread each");
         memoryPerIdleWatch(service, watchers);
-        // Warmed up first, and measured on both sides of the watched run, so that neither side
-        // gets the cold start.
+        memoryPerIdleConnection(url, watchers, selector);
         throughput(service, seconds, "bench-warm");
-        double before = throughput(service, seconds, "bench-none");
-        List<Socket> idle = connect(url, "bench-idle-watched", watchers, null);
-        double withIdle = throughput(service, seconds, "bench-idle");
-        for (Socket socket : idle) {
-          socket.close();
+        double none = 0;
+        double idle = 0;
+        StringBuilder figures = new StringBuilder();
+        for (int round = 0; round < 2 * rounds; round++) {
+          // none, idle, idle, none, none, idle, ...: a steady drift weighs on both sides alike.
+          boolean withIdle = (round % 4 == 1) || (round % 4 == 2);
+          double rate;
+          if (withIdle) {
+            SseClients clients =
+                SseClients.open(url, "bench-idle-watched", watchers, selector, null);
+            try {
+              rate = throughput(service, seconds, "bench-idle-" + round);
+            } finally {
+              clients.close();
+            }
+            idle += rate;
+          } else {
+            rate = throughput(service, seconds, "bench-none-" + round);
+            none += rate;
+          }
+          figures.append(String.format(Locale.ROOT, " %s %.0f", withIdle ? "idle" : "none", rate));
         }
-        double after = throughput(service, seconds, "bench-none-again");
-        double none = (before + after) / 2;
+        none /= rounds;
+        idle /= rounds;
         System.out.printf(
             Locale.ROOT,
-            "store throughput: %.0f/s with no watcher (%.0f before, %.0f after), %.0f/s with %d idle"
-                + " SSE watchers (ratio %.2f)%n",
+            "store throughput: %.0f/s with no watcher, %.0f/s with %d idle SSE watchers (ratio"
+                + " %.2f; rounds:%s)%n",
             none,
-            before,
-            after,
-            withIdle,
+            idle,
             watchers,
-            withIdle / none);
-        latency(service, url, watchers, events);
+            idle / none,
+            figures);
+        latency(service, url, watchers, events, selector);
       }
     }
   }
@@ -140,107 +163,98 @@ public final class WatchBenchmark {
   }
 
   /**
-   * Opens {@code count} SSE connections; each reader hands every event's id and arrival time on.
+   * The heap of {@code count} idle SSE connections, both ends (the server's stream, its Jetty
+   * connection, and the benchmark's client socket): an upper bound of what the server holds.
    */
-  private static List<Socket> connect(URI url, String project, int count, Arrival arrival)
+  private static void memoryPerIdleConnection(URI url, int count, boolean selector)
       throws Exception {
-    List<Socket> sockets = new ArrayList<>();
-    CountDownLatch ready = new CountDownLatch(count);
-    byte[] request =
-        ("GET /v1/watch?scope=project%3D" + project + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            .getBytes(StandardCharsets.US_ASCII);
-    for (int i = 0; i < count; i++) {
-      Socket socket = new Socket(url.getHost(), url.getPort());
-      sockets.add(socket);
-      OutputStream out = socket.getOutputStream();
-      out.write(request);
-      out.flush();
-      Thread.ofVirtual()
-          .start(
-              () -> {
-                try (BufferedReader in =
-                    new BufferedReader(
-                        new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8))) {
-                  for (String line = in.readLine(); line != null; line = in.readLine()) {
-                    if (line.startsWith("event: ready")) {
-                      ready.countDown();
-                    } else if (arrival != null && line.startsWith("data: {\"cursor\"")) {
-                      int at = line.indexOf("\"id\":\"");
-                      if (at > 0) {
-                        arrival.arrived(
-                            line.substring(at + 6, line.indexOf('"', at + 6)), System.nanoTime());
-                      }
-                    }
-                  }
-                } catch (java.io.IOException e) {
-                  // Closed by the benchmark.
-                }
-              });
+    Runtime runtime = Runtime.getRuntime();
+    long before = usedAfterGc(runtime);
+    SseClients clients = SseClients.open(url, "memory-connections", count, selector, null);
+    try {
+      long after = usedAfterGc(runtime);
+      System.out.printf(
+          Locale.ROOT,
+          "heap per idle SSE watcher (server and client ends of its connection together): %.0f"
+              + " bytes%n",
+          (after - before) / (double) count);
+    } finally {
+      clients.close();
     }
-    ready.await();
-    return sockets;
   }
 
-  /** Where a reader reports that an event reached it. */
-  @FunctionalInterface
-  private interface Arrival {
-    void arrived(String id, long nanos);
-  }
-
-  private static void latency(SgmService service, URI url, int watchers, int events)
-      throws Exception {
-    Map<String, Long> committed = new ConcurrentHashMap<>();
-    long[] samples = new long[watchers * events];
+  private static void latency(
+      SgmService service, URI url, int watchers, int events, boolean selector) throws Exception {
+    Map<String, AtomicLongArray> stored = new ConcurrentHashMap<>();
+    long[] fromCall = new long[watchers * events];
+    long[] fromReturn = new long[watchers * events];
     AtomicInteger taken = new AtomicInteger();
     AtomicLong early = new AtomicLong();
-    List<Socket> sockets =
-        connect(
+    SseClients clients =
+        SseClients.open(
             url,
             "bench-latency",
             watchers,
+            selector,
             (id, nanos) -> {
-              Long at = committed.get(id);
-              long latency;
-              if (at == null) {
-                // Delivered before the store call even returned: the commit came first.
-                early.incrementAndGet();
-                latency = 0;
-              } else {
-                latency = Math.max(0, nanos - at);
-              }
+              AtomicLongArray at = stored.get(id);
               int slot = taken.getAndIncrement();
-              if (slot < samples.length) {
-                samples[slot] = latency;
+              if (at == null || slot >= fromCall.length) {
+                return;
+              }
+              fromCall[slot] = Math.max(0, nanos - at.get(0));
+              long returned = at.get(1);
+              if (returned == 0) {
+                // Delivered before the store call even returned.
+                early.incrementAndGet();
+                fromReturn[slot] = 0;
+              } else {
+                fromReturn[slot] = Math.max(0, nanos - returned);
               }
             });
-    for (int i = 0; i < events; i++) {
-      String id = "e" + i;
-      service.store(CALLER, note("bench-latency", id));
-      // Timed from when the store returned, so its commit is behind it: an upper bound of
-      // commit-to-delivery that excludes the store's own work.
-      committed.put(id, System.nanoTime());
-      Thread.sleep(20);
+    try {
+      for (int i = 0; i < events; i++) {
+        String id = "e" + i;
+        AtomicLongArray at = new AtomicLongArray(2);
+        stored.put(id, at);
+        at.set(0, System.nanoTime());
+        service.store(CALLER, note("bench-latency", id));
+        at.set(1, System.nanoTime());
+        Thread.sleep(20);
+      }
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (taken.get() < fromCall.length && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+    } finally {
+      clients.close();
     }
-    long deadline = System.nanoTime() + 30_000_000_000L;
-    while (taken.get() < samples.length && System.nanoTime() < deadline) {
-      Thread.sleep(50);
-    }
-    int n = Math.min(taken.get(), samples.length);
-    long[] sorted = Arrays.copyOf(samples, n);
-    Arrays.sort(sorted);
+    int n = Math.min(taken.get(), fromCall.length);
+    long[] call = Arrays.copyOf(fromCall, n);
+    long[] ret = Arrays.copyOf(fromReturn, n);
+    Arrays.sort(call);
+    Arrays.sort(ret);
     System.out.printf(
         Locale.ROOT,
-        "commit-to-delivery with %d SSE watchers: p50 %.2f ms, p99 %.2f ms, max %.2f ms"
-            + " (%d of %d deliveries; %d before the store call returned)%n",
+        "commit-to-delivery with %d SSE watchers, from the store call: p50 %.2f ms, p99 %.2f ms,"
+            + " max %.2f ms (%d of %d deliveries)%n",
         watchers,
-        sorted[n / 2] / 1e6,
-        sorted[(int) Math.min(n - 1, Math.ceil(n * 0.99) - 1)] / 1e6,
-        sorted[n - 1] / 1e6,
+        call[n / 2] / 1e6,
+        call[p99(n)] / 1e6,
+        call[n - 1] / 1e6,
         n,
-        samples.length,
+        fromCall.length);
+    System.out.printf(
+        Locale.ROOT,
+        "  from the store call's return: p50 %.2f ms, p99 %.2f ms, max %.2f ms (%d delivered"
+            + " before it returned)%n",
+        ret[n / 2] / 1e6,
+        ret[p99(n)] / 1e6,
+        ret[n - 1] / 1e6,
         early.get());
-    for (Socket socket : sockets) {
-      socket.close();
-    }
+  }
+
+  private static int p99(int n) {
+    return (int) Math.min(n - 1, Math.ceil(n * 0.99) - 1);
   }
 }

@@ -5,16 +5,21 @@ import dev.sgm.api.ChangeEvent;
 import dev.sgm.api.ChangeStream;
 import dev.sgm.api.ChangesRequest;
 import dev.sgm.api.ChangesResult;
+import dev.sgm.api.Scope;
+import dev.sgm.api.ScopeMode;
 import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.ChangeBatch;
 import dev.sgm.api.spi.Storage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -24,6 +29,11 @@ import java.util.function.Consumer;
  * other nodes) and hands each change to the watches that cover it. A watch buffers a bounded number
  * of events; when its consumer falls further behind, it drops its buffer and reads from the change
  * log instead, from its own cursor, so writers are never slowed and nothing is lost.
+ *
+ * <p>Watches of one exact scope (the common case) are found by that scope, so a commit costs the
+ * watches of other scopes nothing. A consumer that waits without a thread ({@link
+ * ChangeStream#onReady}) is signalled once per batch read, after the batch is handed out and
+ * outside the delivery lock, so that a consumer's work never holds up registrations.
  */
 final class ChangeNotifier implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(ChangeNotifier.class.getName());
@@ -35,7 +45,18 @@ final class ChangeNotifier implements AutoCloseable {
   private final Storage storage;
   private final ChangeFeed feed;
   private final int buffer;
-  private final List<Watch> watches = new CopyOnWriteArrayList<>();
+
+  /** The watches of exactly one scope, by that scope. */
+  private final Map<Scope, List<Watch>> exact = new ConcurrentHashMap<>();
+
+  /** The watches of wider scope modes, which every change is checked against. */
+  private final List<Watch> wider = new CopyOnWriteArrayList<>();
+
+  private final AtomicInteger open = new AtomicInteger();
+
+  /** The watches to signal after the batch in hand; used by the notifier's thread only. */
+  private final List<Watch> toSignal = new ArrayList<>();
+
   private final List<Consumer<ChangeEvent>> listeners = new CopyOnWriteArrayList<>();
 
   /**
@@ -71,7 +92,7 @@ final class ChangeNotifier implements AutoCloseable {
 
   /** How many watches are open, for tests and figures. */
   int watching() {
-    return watches.size();
+    return open.get();
   }
 
   /** Calls {@code listener} with every change event of every scope, on the notifier's thread. */
@@ -95,6 +116,7 @@ final class ChangeNotifier implements AutoCloseable {
           }
           position = Math.max(position, batch.through());
         }
+        signalReady();
         // A commit after the read above has set the flag (and unparked this thread) already, so
         // it is never slept through.
         if (batch.changes().size() < BATCH && !woken.getAndSet(false)) {
@@ -121,14 +143,11 @@ final class ChangeNotifier implements AutoCloseable {
 
   private void deliver(Change change) {
     ChangeEvent event = null;
-    for (Watch watch : watches) {
-      if (ChangeFeed.follows(watch.caller, watch.request, change)) {
-        if (event == null) {
-          event = feed.event(change);
-        }
-        watch.offer(change.seq(), event);
-      }
+    List<Watch> same = exact.get(change.scope());
+    if (same != null) {
+      event = offer(same, change, event);
     }
+    event = offer(wider, change, event);
     if (!listeners.isEmpty()) {
       if (event == null) {
         event = feed.event(change);
@@ -140,6 +159,69 @@ final class ChangeNotifier implements AutoCloseable {
           LOG.log(System.Logger.Level.WARNING, "a change listener failed", e);
         }
       }
+    }
+  }
+
+  /** Offers {@code change} to those of {@code candidates} that follow it; returns its event. */
+  private ChangeEvent offer(List<Watch> candidates, Change change, ChangeEvent event) {
+    for (Watch watch : candidates) {
+      if (ChangeFeed.follows(watch.caller, watch.request, change)) {
+        if (event == null) {
+          event = feed.event(change);
+        }
+        if (watch.offer(change.seq(), event) && !watch.toBeSignalled) {
+          watch.toBeSignalled = true;
+          toSignal.add(watch);
+        }
+      }
+    }
+    return event;
+  }
+
+  /** Tells the consumers that wait without a thread that the batch just handed out is there. */
+  private void signalReady() {
+    for (Watch watch : toSignal) {
+      watch.toBeSignalled = false;
+      try {
+        watch.listener.run();
+      } catch (RuntimeException e) {
+        LOG.log(System.Logger.Level.WARNING, "a watch's consumer failed", e);
+      }
+    }
+    toSignal.clear();
+  }
+
+  private void register(Watch watch) {
+    if (watch.request.scopeMode() == ScopeMode.EXACT) {
+      exact.compute(
+          watch.request.scope(),
+          (scope, list) -> {
+            List<Watch> watches = list == null ? new CopyOnWriteArrayList<>() : list;
+            watches.add(watch);
+            return watches;
+          });
+    } else {
+      wider.add(watch);
+    }
+    open.incrementAndGet();
+  }
+
+  private void unregister(Watch watch) {
+    boolean removed;
+    if (watch.request.scopeMode() == ScopeMode.EXACT) {
+      boolean[] found = new boolean[1];
+      exact.computeIfPresent(
+          watch.request.scope(),
+          (scope, list) -> {
+            found[0] = list.remove(watch);
+            return list.isEmpty() ? null : list;
+          });
+      removed = found[0];
+    } else {
+      removed = wider.remove(watch);
+    }
+    if (removed) {
+      open.decrementAndGet();
     }
   }
 
@@ -155,7 +237,7 @@ final class ChangeNotifier implements AutoCloseable {
     long start = from < 0 ? storage.committedSequence() : from;
     Watch watch = new Watch(caller, request, start);
     synchronized (delivery) {
-      watches.add(watch);
+      register(watch);
       watch.catchUpTo = position;
     }
     return watch;
@@ -171,7 +253,8 @@ final class ChangeNotifier implements AutoCloseable {
     if (t != null) {
       t.interrupt();
     }
-    watches.forEach(Watch::close);
+    wider.forEach(Watch::close);
+    exact.values().forEach(list -> list.forEach(Watch::close));
   }
 
   /** One event with its sequence number, as a watch buffers it. */
@@ -192,10 +275,18 @@ final class ChangeNotifier implements AutoCloseable {
      * Up to here the watch reads the log; every change above it is (or was, before an overflow) in
      * its buffer.
      */
-    private long catchUpTo;
+    private volatile long catchUpTo;
 
     private volatile boolean overflowed;
     private volatile boolean closed;
+
+    /**
+     * Run after the notifier handed this watch something, when its consumer waits without a thread.
+     */
+    private volatile Runnable listener;
+
+    /** Whether the notifier's thread has this watch in its list to signal already. */
+    private boolean toBeSignalled;
 
     Watch(Caller caller, ChangesRequest request, long start) {
       this.caller = caller;
@@ -205,16 +296,42 @@ final class ChangeNotifier implements AutoCloseable {
       this.delivered = start;
     }
 
-    /** Called by the notifier's thread, with the delivery lock held; never blocks. */
-    void offer(long seq, ChangeEvent event) {
+    /**
+     * Called by the notifier's thread, with the delivery lock held; never blocks. True when the
+     * consumer is to be signalled (it waits without a thread, and has something new).
+     */
+    boolean offer(long seq, ChangeEvent event) {
       if (overflowed || closed) {
-        return;
+        return false;
       }
       if (!queue.offer(new Entry(seq, event))) {
         // The consumer is too far behind to keep in memory: it goes back to the log.
         overflowed = true;
         queue.clear();
       }
+      return listener != null;
+    }
+
+    @Override
+    public boolean onReady(Runnable listener) {
+      this.listener = listener;
+      if (overflowed || delivered < catchUpTo || !queue.isEmpty()) {
+        listener.run();
+      }
+      return true;
+    }
+
+    @Override
+    public synchronized Batch pollReady() {
+      if (closed) {
+        return new Batch(List.of(), false);
+      }
+      if (overflowed || delivered < catchUpTo) {
+        return null;
+      }
+      List<Entry> entries = new ArrayList<>();
+      queue.drainTo(entries, request.limit());
+      return fresh(entries);
     }
 
     @Override
@@ -245,7 +362,12 @@ final class ChangeNotifier implements AutoCloseable {
       List<Entry> entries = new ArrayList<>();
       entries.add(first);
       queue.drainTo(entries, request.limit() - 1);
-      List<ChangeEvent> events = new ArrayList<>();
+      return fresh(entries);
+    }
+
+    /** The events of {@code entries} not handed out yet, which are handed out now. */
+    private Batch fresh(List<Entry> entries) {
+      List<ChangeEvent> events = new ArrayList<>(entries.size());
       for (Entry entry : entries) {
         // Seen already when it was also read from the log.
         if (entry.seq() > delivered) {
@@ -267,7 +389,7 @@ final class ChangeNotifier implements AutoCloseable {
         return;
       }
       closed = true;
-      watches.remove(this);
+      unregister(this);
       queue.clear();
       // Wakes a poll waiting on the buffer.
       queue.offer(new Entry(Long.MIN_VALUE, null));
