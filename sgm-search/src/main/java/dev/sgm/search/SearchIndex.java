@@ -235,12 +235,13 @@ public final class SearchIndex implements AutoCloseable {
    * rarity over all the text, not over the few records that have titles.
    */
   private static void addText(Document doc, IndexedRecord r) {
+    String tags = r.tags().isEmpty() ? null : String.join(" ", r.tags());
     for (String field : List.of(TEXT, HEADING)) {
       for (int i = 0; r.title() != null && i < TITLE_WEIGHT; i++) {
         doc.add(new TextField(field, r.title(), Field.Store.NO));
       }
-      for (int i = 0; !r.tags().isEmpty() && i < TAGS_WEIGHT; i++) {
-        doc.add(new TextField(field, String.join(" ", r.tags()), Field.Store.NO));
+      for (int i = 0; tags != null && i < TAGS_WEIGHT; i++) {
+        doc.add(new TextField(field, tags, Field.Store.NO));
       }
     }
     if (r.content() != null) {
