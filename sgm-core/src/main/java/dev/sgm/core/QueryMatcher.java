@@ -93,30 +93,8 @@ final class QueryMatcher {
       index.refresh();
       SearchResult found =
           index.search(
-              new SearchQuery(
-                  Set.of(),
-                  null,
-                  List.of(),
-                  List.of(),
-                  List.of(),
-                  false,
-                  List.of(),
-                  null,
-                  null,
-                  null,
-                  Long.MAX_VALUE,
-                  Long.MAX_VALUE,
-                  query.text(),
-                  SearchQuery.Ranking.TEXT,
-                  null,
-                  SearchQuery.Order.RELEVANCE,
-                  Math.max(1, candidates.size()),
-                  0,
-                  null,
-                  null,
-                  null,
-                  SearchQuery.ALL_LEVELS,
-                  List.of()));
+              SearchQuery.of(query.text(), SearchQuery.Ranking.TEXT, Math.max(1, candidates.size()))
+                  .build());
       found.hits().forEach(hit -> scores.put((int) hit.rowKey() - 1, hit.value()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);

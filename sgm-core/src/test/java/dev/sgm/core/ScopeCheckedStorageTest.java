@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sgm.api.ContentReference;
-import dev.sgm.api.RetrieveQuery;
 import dev.sgm.api.Scope;
 import dev.sgm.api.ScopeMode;
 import dev.sgm.api.StoredContent;
@@ -115,23 +114,7 @@ class ScopeCheckedStorageTest {
   }
 
   private static StorageQuery query(ScopeMode mode) {
-    return new StorageQuery(
-        Scope.of("project", "alpha"),
-        mode,
-        List.of(),
-        List.of(),
-        List.of(),
-        false,
-        List.of(),
-        null,
-        null,
-        null,
-        RetrieveQuery.OrderBy.UPDATED_AT,
-        false,
-        10,
-        null,
-        -1,
-        null);
+    return StorageQuery.of(Scope.of("project", "alpha"), mode, 10).build();
   }
 
   @Test

@@ -99,6 +99,103 @@ public record SearchQuery(
     Objects.requireNonNull(order, "order");
   }
 
+  /**
+   * Starts a search of every record for a first page of {@code limit}: ranked by {@code ranking}
+   * when {@code text} is not null, else oldest first; no filter, every level cleared. For tests and
+   * tools; the engine builds its searches whole.
+   */
+  public static Builder of(String text, Ranking ranking, int limit) {
+    return new Builder(text, ranking, limit);
+  }
+
+  /** Sets the parts a search leaves at their defaults in {@link #of}. */
+  public static final class Builder {
+    private final String text;
+    private final Ranking ranking;
+    private final int limit;
+    private Set<String> scopes = Set.of();
+    private List<String> types = List.of();
+    private float[] vector;
+    private Order order;
+    private After after;
+    private Frozen frozen;
+    private List<List<String>> within;
+    private int clearance = ALL_LEVELS;
+    private List<String> withheldFields = List.of();
+
+    private Builder(String text, Ranking ranking, int limit) {
+      this.text = text;
+      this.ranking = ranking;
+      this.limit = limit;
+      this.order = text == null ? Order.CREATED_ASC : Order.RELEVANCE;
+    }
+
+    /** Only records of these canonical scopes. */
+    public Builder scopes(Set<String> scopes) {
+      this.scopes = scopes;
+      return this;
+    }
+
+    /** Only records of these types. */
+    public Builder types(List<String> types) {
+      this.types = types;
+      return this;
+    }
+
+    /** The query's embedding, for semantic and hybrid ranking. */
+    public Builder vector(float[] vector) {
+      this.vector = vector;
+      return this;
+    }
+
+    /** The page after {@code after}, ranked with the first page's {@code frozen} statistics. */
+    public Builder after(After after, Frozen frozen) {
+      this.after = after;
+      this.frozen = frozen;
+      return this;
+    }
+
+    /** Only records within these readable scopes (see {@link SearchQuery#within()}). */
+    public Builder within(List<List<String>> within) {
+      this.within = within;
+      return this;
+    }
+
+    /** The highest level whose withheld parts count, and the fields only those may match. */
+    public Builder clearance(int clearance, List<String> withheldFields) {
+      this.clearance = clearance;
+      this.withheldFields = withheldFields;
+      return this;
+    }
+
+    public SearchQuery build() {
+      return new SearchQuery(
+          scopes,
+          null,
+          List.of(),
+          types,
+          List.of(),
+          false,
+          List.of(),
+          null,
+          null,
+          null,
+          Long.MAX_VALUE,
+          Long.MAX_VALUE,
+          text,
+          ranking,
+          vector,
+          order,
+          limit,
+          0,
+          after,
+          frozen,
+          within,
+          clearance,
+          withheldFields);
+    }
+  }
+
   /** True when some records may be above the clearance. */
   boolean restrictsLevels() {
     return clearance != ALL_LEVELS;

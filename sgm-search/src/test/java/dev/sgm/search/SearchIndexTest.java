@@ -37,30 +37,11 @@ class SearchIndexTest {
       SearchQuery.After after,
       SearchQuery.Frozen frozen,
       List<String> types) {
-    return new SearchQuery(
-        Set.of(scope),
-        null,
-        List.of(),
-        types,
-        List.of(),
-        false,
-        List.of(),
-        null,
-        null,
-        null,
-        Long.MAX_VALUE,
-        Long.MAX_VALUE,
-        text,
-        SearchQuery.Ranking.TEXT,
-        null,
-        SearchQuery.Order.RELEVANCE,
-        limit,
-        0,
-        after,
-        frozen,
-        null,
-        SearchQuery.ALL_LEVELS,
-        List.of());
+    return SearchQuery.of(text, SearchQuery.Ranking.TEXT, limit)
+        .scopes(Set.of(scope))
+        .types(types)
+        .after(after, frozen)
+        .build();
   }
 
   @Test
@@ -208,30 +189,11 @@ class SearchIndexTest {
       List<List<String>> within,
       int clearance,
       List<String> withheldFields) {
-    return new SearchQuery(
-        Set.of(),
-        null,
-        List.of(),
-        List.of(),
-        List.of(),
-        false,
-        List.of(),
-        null,
-        null,
-        null,
-        Long.MAX_VALUE,
-        Long.MAX_VALUE,
-        text,
-        ranking,
-        vector,
-        text == null ? SearchQuery.Order.CREATED_ASC : SearchQuery.Order.RELEVANCE,
-        10,
-        0,
-        null,
-        null,
-        within,
-        clearance,
-        withheldFields);
+    return SearchQuery.of(text, ranking, 10)
+        .vector(vector)
+        .within(within)
+        .clearance(clearance, withheldFields)
+        .build();
   }
 
   private static List<Long> rows(SearchResult result) {

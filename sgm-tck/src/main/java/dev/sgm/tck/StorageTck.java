@@ -143,23 +143,7 @@ public abstract class StorageTck {
   }
 
   protected static StorageQuery query(Scope scope, ScopeMode mode, int limit) {
-    return new StorageQuery(
-        scope,
-        mode,
-        List.of(),
-        List.of(),
-        List.of(),
-        false,
-        List.of(),
-        null,
-        null,
-        null,
-        OrderBy.UPDATED_AT,
-        false,
-        limit,
-        null,
-        -1,
-        null);
+    return StorageQuery.of(scope, mode, limit).build();
   }
 
   private static List<String> ids(StoragePage page) {
@@ -673,66 +657,25 @@ public abstract class StorageTck {
             .filter(id -> id.startsWith("p"))
             .toList());
     StorageQuery tagged =
-        new StorageQuery(
-            project,
-            ScopeMode.DESCENDANTS,
-            List.of(),
-            List.of(),
-            List.of("red"),
-            false,
-            List.of(new FieldValue("data.state", "open")),
-            null,
-            null,
-            null,
-            OrderBy.UPDATED_AT,
-            true,
-            10,
-            null,
-            -1,
-            null);
+        StorageQuery.of(project, ScopeMode.DESCENDANTS, 10)
+            .tags(List.of("red"), false)
+            .filters(List.of(new FieldValue("data.state", "open")))
+            .orderBy(OrderBy.UPDATED_AT, true)
+            .build();
     assertEquals(List.of("p1", "s1", "p3"), ids(storage.query(tagged)), "oldest first");
 
     StorageQuery oldestFirst =
-        new StorageQuery(
-            project,
-            ScopeMode.EXACT,
-            List.of(),
-            List.of(),
-            List.of(),
-            false,
-            List.of(),
-            null,
-            null,
-            null,
-            OrderBy.CREATED_AT,
-            true,
-            2,
-            null,
-            -1,
-            null);
+        StorageQuery.of(project, ScopeMode.EXACT, 2).orderBy(OrderBy.CREATED_AT, true).build();
     StoragePage first = storage.query(oldestFirst);
     assertEquals(List.of("p1", "p2"), ids(first));
     assertEquals(3, first.total(), "total counts every match, not the page");
     put(row(project, "p4", 1, "c"));
     StoragePage.Row last = first.rows().get(1);
     StorageQuery second =
-        new StorageQuery(
-            project,
-            ScopeMode.EXACT,
-            List.of(),
-            List.of(),
-            List.of(),
-            false,
-            List.of(),
-            null,
-            null,
-            null,
-            OrderBy.CREATED_AT,
-            true,
-            2,
-            last.position(),
-            first.mark(),
-            null);
+        StorageQuery.of(project, ScopeMode.EXACT, 2)
+            .orderBy(OrderBy.CREATED_AT, true)
+            .after(last.position(), first.mark())
+            .build();
     StoragePage rest = storage.query(second);
     assertEquals(List.of("p3"), ids(rest), "a row created after the mark is left out");
     assertEquals(3, rest.total(), "counted at the mark");
@@ -784,23 +727,11 @@ public abstract class StorageTck {
       StorageQuery.Position last = page.rows().get(page.rows().size() - 1).position();
       page =
           storage.query(
-              new StorageQuery(
-                  project,
-                  ScopeMode.DESCENDANTS,
-                  List.of(),
-                  List.of(),
-                  List.of(),
-                  false,
-                  List.of(),
-                  null,
-                  null,
-                  null,
-                  OrderBy.CREATED_AT,
-                  true,
-                  3,
-                  last,
-                  mark,
-                  readable));
+              StorageQuery.of(project, ScopeMode.DESCENDANTS, 3)
+                  .orderBy(OrderBy.CREATED_AT, true)
+                  .after(last, mark)
+                  .within(readable)
+                  .build());
     }
     assertEquals(
         List.of("m0", "m1", "m2", "m3", "m4", "d1", "r1"),
@@ -809,23 +740,11 @@ public abstract class StorageTck {
 
     StoragePage filtered =
         storage.query(
-            new StorageQuery(
-                project,
-                ScopeMode.LINEAGE,
-                List.of(),
-                List.of(),
-                List.of("red"),
-                false,
-                List.of(new FieldValue("data.state", "open")),
-                null,
-                null,
-                null,
-                OrderBy.UPDATED_AT,
-                false,
-                100,
-                null,
-                -1,
-                List.of(deeper)));
+            StorageQuery.of(project, ScopeMode.LINEAGE, 100)
+                .tags(List.of("red"), false)
+                .filters(List.of(new FieldValue("data.state", "open")))
+                .within(List.of(deeper))
+                .build());
     assertEquals(List.of("d1"), ids(filtered), "tags and fields within the readable scopes");
     assertEquals(
         List.of(),
@@ -837,23 +756,11 @@ public abstract class StorageTck {
 
   private static StorageQuery within(
       Scope scope, ScopeMode mode, List<Scope> readable, int limit, StorageQuery.Position after) {
-    return new StorageQuery(
-        scope,
-        mode,
-        List.of(),
-        List.of(),
-        List.of(),
-        false,
-        List.of(),
-        null,
-        null,
-        null,
-        OrderBy.CREATED_AT,
-        true,
-        limit,
-        after,
-        -1,
-        readable);
+    return StorageQuery.of(scope, mode, limit)
+        .orderBy(OrderBy.CREATED_AT, true)
+        .after(after, -1)
+        .within(readable)
+        .build();
   }
 
   // ---- commits, identity, durability ---------------------------------------------------------
