@@ -563,11 +563,25 @@ final class SearchFollower implements AutoCloseable {
         monitor.notifyAll();
       }
       long now = System.nanoTime();
-      if (now - lastForeground < BUSY_NANOS) {
-        long spent = now - started;
-        sleep((long) (spent * (1 - SHARE_WHILE_BUSY) / SHARE_WHILE_BUSY / 1_000_000));
+      long rest = restMillis(busy, now - lastForeground < BUSY_NANOS, now - started);
+      if (rest > 0) {
+        sleep(rest);
       }
     }
+  }
+
+  /**
+   * How long the embedding thread rests after a batch that took {@code spentNanos}: while callers
+   * keep coming, a small batch taken for them is followed by a rest that holds embedding to {@link
+   * #SHARE_WHILE_BUSY} of the time. A large batch taken while idle is not: resting four times its
+   * length because one search came meanwhile held a backlog to a fraction of its pace under a
+   * caller that searches once a second; the next batch is small and rests instead.
+   */
+  static long restMillis(boolean takenWhileBusy, boolean busyNow, long spentNanos) {
+    if (!takenWhileBusy || !busyNow) {
+      return 0;
+    }
+    return (long) (spentNanos * (1 - SHARE_WHILE_BUSY) / SHARE_WHILE_BUSY / 1_000_000);
   }
 
   /**
