@@ -18,9 +18,7 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -141,9 +139,8 @@ final class PostgresStorage extends SqlStorage {
 
   /**
    * Takes {@code count} numbers from the shared counter; the row lock this takes is held until the
-   * transaction ends, so the next taker commits after this one. The step-by-step form of what
-   * {@link #logAndCommit} does in one statement. Settled by the commit itself: the counter's
-   * committed value is what followers read.
+   * transaction ends, so the next taker commits after this one. Settled by the commit itself: the
+   * counter's committed value is what followers read.
    */
   @Override
   protected Numbers takeNumbers(Connection connection, int count) throws SQLException {
@@ -157,117 +154,6 @@ final class PostgresStorage extends SqlStorage {
         return settledNumbers(rs.getLong(1));
       }
     }
-  }
-
-  /**
-   * The counter, the rows' numbers, the change log, the version log and the commit in one round
-   * trip. The counter's lock is held from its update to the commit, and every committer waits for
-   * it: sent as one message, the lock is held for the server's work and its WAL flush alone, not
-   * also for four more round trips, each of which waits for this process to get a processor back
-   * (on a busy machine, the longest part). A failing statement skips the rest, the commit included,
-   * and the caller rolls back.
-   */
-  private static final String LOG_AND_COMMIT =
-      "WITH s AS (UPDATE write_sequence SET last = last + ? RETURNING last - ? AS base),"
-          + " r AS (UPDATE records SET seq = s.base + u.n,"
-          + " created_seq = COALESCE(s.base + u.created_n, records.created_seq)"
-          + " FROM s, unnest(?::bigint[], ?::bigint[], ?::bigint[]) AS u(pk, n, created_n)"
-          + " WHERE records.pk = u.pk),"
-          + " c AS (INSERT INTO changes(seq, scope_key, id, kind, type, version, agent, at_us)"
-          + " SELECT s.base + w.n, w.scope_key, w.id, w.kind, w.type, w.version, w.agent, w.at_us"
-          + " FROM s, unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::bigint[],"
-          + " ?::text[], ?::bigint[]) AS w(n, scope_key, id, kind, type, version, agent, at_us)),"
-          + " v AS (INSERT INTO record_versions(scope_key, id, seq, version, written_us, writer,"
-          + " deleted, doc) SELECT w.scope_key, w.id, s.base + w.n, w.version, w.written_us,"
-          + " w.writer, w.deleted, w.doc FROM s, unnest(?::bigint[], ?::text[], ?::text[],"
-          + " ?::bigint[], ?::bigint[], ?::text[], ?::boolean[], ?::text[])"
-          + " AS w(n, scope_key, id, version, written_us, writer, deleted, doc))"
-          + " SELECT base + 1 FROM s; COMMIT";
-
-  @Override
-  protected Numbers logAndCommit(Connection connection, List<LoggedWrite> writes)
-      throws SQLException {
-    int count = writes.size();
-    // Each write's number is base + n (n from 1). A row written twice in one transaction ends
-    // with its last write's number, and created_seq is that of its last creating write, if any.
-    Map<Long, Long[]> rows = new LinkedHashMap<>();
-    List<Object[]> changes = new ArrayList<>(count);
-    List<Object[]> versions = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      LoggedWrite write = writes.get(i);
-      long n = i + 1;
-      if (write.pk() != null) {
-        Long[] row = rows.computeIfAbsent(write.pk(), pk -> new Long[2]);
-        row[0] = n;
-        if (write.created()) {
-          row[1] = n;
-        }
-      }
-      String scopeKey = write.scope().canonical();
-      changes.add(
-          new Object[] {
-            n,
-            scopeKey,
-            write.id(),
-            write.log().kind().wireName(),
-            write.type(),
-            write.version(),
-            write.log().writer(),
-            write.micros()
-          });
-      if (write.log().keepVersion()) {
-        versions.add(
-            new Object[] {
-              n,
-              scopeKey,
-              write.id(),
-              write.version(),
-              write.micros(),
-              write.log().writer(),
-              write.deleted(),
-              write.document()
-            });
-      }
-    }
-    long first;
-    try (PreparedStatement ps = connection.prepareStatement(LOG_AND_COMMIT)) {
-      ps.setInt(1, count);
-      ps.setInt(2, count);
-      int p = 3;
-      ps.setArray(p++, connection.createArrayOf("bigint", rows.keySet().toArray(Long[]::new)));
-      ps.setArray(p++, column(connection, "bigint", rows.values(), 0));
-      ps.setArray(p++, column(connection, "bigint", rows.values(), 1));
-      String[] changeTypes = {"bigint", "text", "text", "text", "text", "bigint", "text", "bigint"};
-      for (int c = 0; c < changeTypes.length; c++) {
-        ps.setArray(p++, column(connection, changeTypes[c], changes, c));
-      }
-      String[] versionTypes = {
-        "bigint", "text", "text", "bigint", "bigint", "text", "bool", "text"
-      };
-      for (int c = 0; c < versionTypes.length; c++) {
-        ps.setArray(p++, column(connection, versionTypes[c], versions, c));
-      }
-      ps.execute();
-      try (ResultSet rs = ps.getResultSet()) {
-        rs.next();
-        first = rs.getLong(1);
-      }
-    }
-    // Nothing to send: the statement committed (the driver sends a commit only in a transaction).
-    connection.commit();
-    return settledNumbers(first);
-  }
-
-  /** Column {@code c} of {@code rows} as an SQL array of {@code type}. */
-  private static java.sql.Array column(
-      Connection connection, String type, java.util.Collection<? extends Object[]> rows, int c)
-      throws SQLException {
-    Object[] values = new Object[rows.size()];
-    int i = 0;
-    for (Object[] row : rows) {
-      values[i++] = row[c];
-    }
-    return connection.createArrayOf(type, values);
   }
 
   @Override

@@ -98,17 +98,14 @@ public abstract class SqlStorage implements Storage {
   }
 
   /**
-   * Numbers a transaction's {@code writes} in commit order, writes their sequence numbers and logs
-   * (the rows' {@code seq} and {@code created_seq}, the change log, the version log) and commits:
-   * the transaction's last step. By default that is {@link #takeNumbers}, one batch per table and
-   * the commit; a database that can do it in fewer round trips does so, because on a store whose
-   * numbers are taken under a lock held until the commit, every round trip in here is time that
-   * every other committer waits.
+   * Numbers a transaction's {@code writes} in commit order ({@link #takeNumbers}), writes their
+   * sequence numbers and logs (the rows' {@code seq} and {@code created_seq}, the change log, the
+   * version log) and commits: the transaction's last step.
    *
    * @return the numbers the writes got; the caller settles them once it has acknowledged the commit
    *     (on failure this method has settled them itself)
    */
-  protected Numbers logAndCommit(Connection connection, List<LoggedWrite> writes)
+  private Numbers logAndCommit(Connection connection, List<LoggedWrite> writes)
       throws SQLException {
     Numbers numbers = takeNumbers(connection, writes.size());
     try {
@@ -121,7 +118,7 @@ public abstract class SqlStorage implements Storage {
     }
   }
 
-  /** The numbers {@link #logAndCommit} hands out when the commit itself settles them. */
+  /** Numbers from {@code first} on that the commit itself settles. */
   protected static Numbers settledNumbers(long first) {
     return new Numbers() {
       @Override
@@ -814,7 +811,7 @@ public abstract class SqlStorage implements Storage {
    * @param created whether the write created the row (or brought it back from deletion), so that
    *     the row's {@code created_seq} is this write's number
    */
-  protected record LoggedWrite(
+  private record LoggedWrite(
       Scope scope,
       String id,
       String type,
