@@ -186,7 +186,8 @@ final class Engine implements SgmService {
   @Override
   public StoreResult store(Caller caller, StoreRequest request) {
     ObjectNode record = prepare(request.record());
-    return storage.inTransaction(
+    // One record: short enough to share a commit with other callers' stores.
+    return storage.inShortTransaction(
         tx ->
             apply(
                 tx,
@@ -674,7 +675,7 @@ final class Engine implements SgmService {
 
   @Override
   public DeleteResult delete(Caller caller, DeleteRequest request) {
-    return storage.inTransaction(
+    return storage.inShortTransaction(
         tx -> delete(tx, caller, request.scope(), request.id(), request.expectedVersion()));
   }
 

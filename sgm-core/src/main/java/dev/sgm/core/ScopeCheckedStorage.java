@@ -42,6 +42,11 @@ final class ScopeCheckedStorage implements Storage {
   }
 
   @Override
+  public <T> T inShortTransaction(Function<StorageTransaction, T> work) {
+    return storage.inShortTransaction(work);
+  }
+
+  @Override
   public Optional<StoredRecord> find(Scope scope, String id) {
     Optional<StoredRecord> found = storage.find(scope, id);
     if (found.isPresent() && !found.get().scope().equals(scope)) {

@@ -33,8 +33,10 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -431,6 +433,124 @@ public abstract class StorageTck {
         });
     assertEquals(320, storage.countLive());
     assertEquals(320, allChangesAfter(0).size());
+  }
+
+  /** One short unit of work as its caller saw it: when it was asked and answered, and its id. */
+  private record Acknowledged(String id, long askedNanos, long answeredNanos) {}
+
+  @Test
+  @DisplayName(
+      "concurrent short units: one that fails fails alone, the rest land once, in commit order")
+  @Requirement(rule = "storage: concurrency")
+  void concurrency_shortUnitsFailAloneAndLandInCommitOrder() throws Exception {
+    Scope alpha = scope("alpha");
+    long mark = storage.committedSequence();
+    AtomicInteger next = new AtomicInteger();
+    List<List<Acknowledged>> perCaller =
+        runConcurrently(
+            16,
+            () -> {
+              List<Acknowledged> mine = new ArrayList<>();
+              for (int i = 0; i < 20; i++) {
+                int n = next.incrementAndGet();
+                String id = "r" + n;
+                long asked = System.nanoTime();
+                if (n % 7 == 0) {
+                  // Writes, then fails (as a version conflict found late would): nothing of it
+                  // stays.
+                  SgmException thrown =
+                      assertThrows(
+                          SgmException.class,
+                          () ->
+                              storage.inShortTransaction(
+                                  tx -> {
+                                    tx.findForUpdate(alpha, id);
+                                    tx.put(row(alpha, id, 1, "doomed"), stored("w", true));
+                                    throw new SgmException(ErrorCode.CONFLICT, "conflict " + id);
+                                  }));
+                  assertEquals("conflict " + id, thrown.getMessage(), "its own failure, unchanged");
+                  continue;
+                }
+                long createdSeq =
+                    storage.inShortTransaction(
+                        tx -> {
+                          tx.findForUpdate(alpha, id);
+                          tx.put(row(alpha, id, 1, "c" + n), stored("w", true));
+                          return tx.currentSequence();
+                        });
+                long answered = System.nanoTime();
+                StoredRecord stored =
+                    storage.find(alpha, id).orElseThrow(() -> new AssertionError(id));
+                assertTrue(
+                    storage.committedSequence() >= stored.createdSeq(),
+                    "acknowledged means committed: " + id);
+                assertTrue(createdSeq < stored.createdSeq(), "numbered as it committed: " + id);
+                mine.add(new Acknowledged(id, asked, answered));
+              }
+              return mine;
+            });
+    List<Acknowledged> acknowledged = new ArrayList<>();
+    perCaller.forEach(acknowledged::addAll);
+    int failing = 320 / 7;
+    assertEquals(320 - failing, acknowledged.size());
+    assertEquals(320 - failing, storage.countLive(), "no failing unit left a row");
+    List<Change> changes = allChangesAfter(mark);
+    assertEquals(
+        acknowledged.stream().map(Acknowledged::id).sorted().toList(),
+        changes.stream().map(Change::id).sorted().toList(),
+        "exactly one change for each acknowledged unit, none for a failing one");
+    Map<String, Long> seqOf = new HashMap<>();
+    changes.forEach(c -> seqOf.put(c.id(), c.seq()));
+    for (Acknowledged a : acknowledged) {
+      assertEquals(
+          seqOf.get(a.id()), storage.find(alpha, a.id()).orElseThrow().createdSeq(), a.id());
+      assertEquals(
+          1,
+          storage.inTransaction(tx -> tx.versions(alpha, a.id(), Long.MAX_VALUE, 10)).size(),
+          "one version logged: " + a.id());
+      for (Acknowledged b : acknowledged) {
+        if (a.answeredNanos() < b.askedNanos()) {
+          assertTrue(
+              seqOf.get(a.id()) < seqOf.get(b.id()),
+              a.id() + " was answered before " + b.id() + " was asked, so it committed first");
+        }
+      }
+    }
+  }
+
+  @Test
+  @DisplayName("a row written twice in one transaction ends with its last write's number")
+  @Requirement(rule = "storage: change log")
+  void sequence_aRowWrittenTwiceInOneTransaction() {
+    Scope alpha = scope("alpha");
+    put(row(alpha, "gone", 1, "1"));
+    put(row(alpha, "kept", 1, "1"));
+    long mark = storage.committedSequence();
+    storage.inTransaction(
+        tx -> {
+          tx.put(row(alpha, "twice", 1, "first"), stored("a", true));
+          tx.remove(alpha, "gone", new WriteLog(Change.Kind.DELETED, "a", true));
+          tx.put(row(alpha, "kept", 2, "2"), stored("a", true));
+          tx.put(row(alpha, "twice", 2, "second"), stored("b", true));
+          return null;
+        });
+    List<Change> changes = allChangesAfter(mark);
+    assertEquals(
+        List.of("twice", "gone", "kept", "twice"), changes.stream().map(Change::id).toList());
+    assertEquals(changes.get(0).seq() + 3, changes.get(3).seq(), changes::toString);
+    StoredRecord twice = storage.find(alpha, "twice").orElseThrow();
+    assertEquals(2, twice.version());
+    assertEquals(changes.get(0).seq(), twice.createdSeq(), "created by the first write");
+    assertTrue(storage.find(alpha, "gone").isEmpty());
+    assertTrue(
+        storage.find(alpha, "kept").orElseThrow().createdSeq() <= mark,
+        "an update does not move the creation's number");
+    assertEquals(2, storage.countLive(), "twice and kept");
+    List<VersionEntry> versions =
+        storage.inTransaction(tx -> tx.versions(alpha, "twice", Long.MAX_VALUE, 10));
+    assertEquals(List.of("b", "a"), versions.stream().map(VersionEntry::writer).toList());
+    assertEquals(changes.get(3).seq(), versions.get(0).seq());
+    assertEquals(changes.get(0).seq(), versions.get(1).seq());
   }
 
   // ---- the commit-ordered sequence -----------------------------------------------------------

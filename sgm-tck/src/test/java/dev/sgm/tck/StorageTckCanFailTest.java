@@ -227,6 +227,36 @@ class StorageTckCanFailTest {
     };
   }
 
+  /**
+   * Short units share a commit carelessly: a unit that fails is reported as failed, but what it
+   * wrote before failing is committed with the others.
+   */
+  static class SharedFate extends BrokenSuite {
+    @Override
+    Storage broken(Storage real) {
+      return new Broken(real) {
+        @Override
+        public <T> T inShortTransaction(Function<StorageTransaction, T> work) {
+          RuntimeException[] failure = new RuntimeException[1];
+          T result =
+              real.inTransaction(
+                  tx -> {
+                    try {
+                      return work.apply(tx);
+                    } catch (RuntimeException e) {
+                      failure[0] = e;
+                      return null;
+                    }
+                  });
+          if (failure[0] != null) {
+            throw failure[0];
+          }
+          return result;
+        }
+      };
+    }
+  }
+
   /** A full batch of changes loses its last change but says it is caught up past it. */
   static class GappyChanges extends BrokenSuite {
     @Override
@@ -383,6 +413,12 @@ class StorageTckCanFailTest {
         Set.of("sequence_pagingResumesWithoutGapsOrRepeats", "sequence_aFollowerNeverMissesAChange")
             .containsAll(failed),
         failed::toString);
+  }
+
+  @Test
+  void aFailingShortUnitThatLeavesItsWritesIsCaught() {
+    assertEquals(
+        Set.of("concurrency_shortUnitsFailAloneAndLandInCommitOrder"), failed(SharedFate.class));
   }
 
   @Test

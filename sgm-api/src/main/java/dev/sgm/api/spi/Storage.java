@@ -22,6 +22,18 @@ public interface Storage extends AutoCloseable {
    */
   <T> T inTransaction(Function<StorageTransaction, T> work);
 
+  /**
+   * Runs {@code work}, a short unit such as one record's store or delete, as {@link #inTransaction}
+   * does, with the same guarantees. A storage whose commits are costly may run it together with
+   * other callers' concurrent short units in one transaction and one commit; each still gets the
+   * outcome it would have had alone (a unit that fails fails alone and leaves nothing behind, and
+   * the others succeed), and each returns only once the shared commit is durable. By default,
+   * {@link #inTransaction}.
+   */
+  default <T> T inShortTransaction(Function<StorageTransaction, T> work) {
+    return inTransaction(work);
+  }
+
   /** The row at (scope, id), hidden (deleted) rows included, without locking it. */
   Optional<StoredRecord> find(Scope scope, String id);
 

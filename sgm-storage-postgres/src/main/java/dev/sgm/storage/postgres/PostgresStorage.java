@@ -41,7 +41,15 @@ final class PostgresStorage extends SqlStorage {
   private final String identity;
   private final SqlTokens tokens;
 
+  /**
+   * Groups of concurrent stores that may run at once, each sharing one commit: commits take turns
+   * on the counter's lock, each with a WAL flush, so a group's flush serves all of its stores while
+   * the other group runs its statements.
+   */
+  private static final int COMMIT_GROUPS = 2;
+
   PostgresStorage(PostgresSettings settings) {
+    super(COMMIT_GROUPS);
     this.settings = settings;
     PGSimpleDataSource source = new PGSimpleDataSource();
     source.setURL(settings.url());
@@ -130,8 +138,9 @@ final class PostgresStorage extends SqlStorage {
   }
 
   /**
-   * Takes {@code count} numbers from the shared counter as the transaction's last step; the row
-   * lock this takes is held until the transaction ends, so the next taker commits after this one.
+   * Takes {@code count} numbers from the shared counter; the row lock this takes is held until the
+   * transaction ends, so the next taker commits after this one. Settled by the commit itself: the
+   * counter's committed value is what followers read.
    */
   @Override
   protected Numbers takeNumbers(Connection connection, int count) throws SQLException {
@@ -142,17 +151,7 @@ final class PostgresStorage extends SqlStorage {
       ps.setInt(2, count);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        long first = rs.getLong(1);
-        // Settled by the commit itself: the counter's committed value is what followers read.
-        return new Numbers() {
-          @Override
-          public long first() {
-            return first;
-          }
-
-          @Override
-          public void settle() {}
-        };
+        return settledNumbers(rs.getLong(1));
       }
     }
   }

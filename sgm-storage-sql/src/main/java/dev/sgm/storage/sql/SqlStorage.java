@@ -57,8 +57,27 @@ public abstract class SqlStorage implements Storage {
   private final Set<String> indexedScopes = ConcurrentHashMap.newKeySet();
   private final List<Runnable> commitListeners = new CopyOnWriteArrayList<>();
 
-  /** For subclasses. */
-  protected SqlStorage() {}
+  /** The most units of work that share one commit. */
+  private static final int MAX_GROUP = 32;
+
+  /** Concurrent short units of work gathered to share a commit, or null when they never do. */
+  private final CommitGroups groups;
+
+  /** For subclasses: a store whose units of work never share a commit. */
+  protected SqlStorage() {
+    this(0);
+  }
+
+  /**
+   * For subclasses.
+   *
+   * @param commitGroups how many groups of concurrent short units of work ({@link
+   *     #inShortTransaction}) may run at once, each in one transaction with one commit; 0 to run
+   *     each unit alone. Worth it where a commit is costly and commits take turns.
+   */
+  protected SqlStorage(int commitGroups) {
+    this.groups = commitGroups > 0 ? new CommitGroups(commitGroups, MAX_GROUP) : null;
+  }
 
   /** A connection to use and give back. */
   protected abstract SqlLease lease() throws SQLException;
@@ -76,6 +95,40 @@ public abstract class SqlStorage implements Storage {
 
     /** Called once the transaction has committed, or failed: its numbers are settled. */
     void settle();
+  }
+
+  /**
+   * Numbers a transaction's {@code writes} in commit order ({@link #takeNumbers}), writes their
+   * sequence numbers and logs (the rows' {@code seq} and {@code created_seq}, the change log, the
+   * version log) and commits: the transaction's last step.
+   *
+   * @return the numbers the writes got; the caller settles them once it has acknowledged the commit
+   *     (on failure this method has settled them itself)
+   */
+  private Numbers logAndCommit(Connection connection, List<LoggedWrite> writes)
+      throws SQLException {
+    Numbers numbers = takeNumbers(connection, writes.size());
+    try {
+      writeLogs(connection, writes, numbers.first());
+      connection.commit();
+      return numbers;
+    } catch (SQLException | RuntimeException | Error e) {
+      numbers.settle();
+      throw e;
+    }
+  }
+
+  /** Numbers from {@code first} on that the commit itself settles. */
+  protected static Numbers settledNumbers(long first) {
+    return new Numbers() {
+      @Override
+      public long first() {
+        return first;
+      }
+
+      @Override
+      public void settle() {}
+    };
   }
 
   /**
@@ -184,11 +237,11 @@ public abstract class SqlStorage implements Storage {
         Numbers numbers = null;
         try {
           T result = work.apply(tx);
-          if (!tx.logged.isEmpty()) {
-            numbers = takeNumbers(connection, tx.logged.size());
-            tx.writeLogs(numbers.first());
+          if (tx.logged.isEmpty()) {
+            connection.commit();
+          } else {
+            numbers = logAndCommit(connection, List.copyOf(tx.logged));
           }
-          connection.commit();
           connection.setAutoCommit(true);
           afterCommit();
           indexedScopes.addAll(tx.newScopes);
@@ -221,6 +274,93 @@ public abstract class SqlStorage implements Storage {
         throw storageError(e);
       }
       backOff(attempt);
+    }
+  }
+
+  /**
+   * Shares a commit with other callers' concurrent short units when this store gathers them (see
+   * the constructor); otherwise {@link #inTransaction}.
+   */
+  @Override
+  public <T> T inShortTransaction(Function<StorageTransaction, T> work) {
+    return groups == null
+        ? inTransaction(work)
+        : groups.run(work, this::inTransaction, this::runGroup);
+  }
+
+  /**
+   * Runs a group of units of work: one alone as {@link #inTransaction} does; several one after
+   * another in one transaction, numbered in that order and committed once. When any of them fails,
+   * or the commit does, the transaction rolls back and each unit runs again in a transaction of its
+   * own, so that a failing unit fails alone with the outcome it would have had, and the others
+   * succeed.
+   */
+  private void runGroup(List<CommitGroups.Unit> group) {
+    if (group.size() == 1) {
+      CommitGroups.Unit unit = group.get(0);
+      try {
+        unit.succeed(inTransaction(unit.work));
+      } catch (RuntimeException | Error e) {
+        unit.fail(e);
+      }
+      return;
+    }
+    List<Object> results = new ArrayList<>(group.size());
+    List<Tx> txs = new ArrayList<>(group.size());
+    boolean committed = false;
+    try (SqlLease lease = lease()) {
+      Connection connection = lease.connection();
+      connection.setAutoCommit(false);
+      Numbers numbers = null;
+      try {
+        List<LoggedWrite> logged = new ArrayList<>();
+        for (CommitGroups.Unit unit : group) {
+          Tx tx = new Tx(connection);
+          results.add(unit.work.apply(tx));
+          txs.add(tx);
+          logged.addAll(tx.logged);
+        }
+        if (logged.isEmpty()) {
+          connection.commit();
+        } else {
+          numbers = logAndCommit(connection, logged);
+        }
+        committed = true;
+        connection.setAutoCommit(true);
+        afterCommit();
+        for (Tx tx : txs) {
+          indexedScopes.addAll(tx.newScopes);
+        }
+        if (numbers != null) {
+          numbers.settle();
+          numbers = null;
+          commitListeners.forEach(Runnable::run);
+        }
+      } catch (RuntimeException | Error | SQLException e) {
+        if (committed) {
+          // Committed, but not made as durable as promised: every unit says so, as alone.
+          Throwable failure = e instanceof SQLException sql ? storageError(sql) : e;
+          group.forEach(unit -> unit.fail(failure));
+          return;
+        }
+        rollback(connection);
+      } finally {
+        if (numbers != null) {
+          numbers.settle();
+        }
+      }
+    } catch (SQLException e) {
+      if (committed) {
+        // Only giving the connection back failed: the commit stands.
+        log.log(System.Logger.Level.DEBUG, "a connection could not be given back", e);
+      }
+    }
+    for (int i = 0; i < group.size(); i++) {
+      if (committed) {
+        group.get(i).succeed(results.get(i));
+      } else {
+        group.get(i).runAlone();
+      }
     }
   }
 
@@ -266,7 +406,7 @@ public abstract class SqlStorage implements Storage {
     private final Map<String, Optional<StoredRecord>> read = new HashMap<>();
 
     /** This transaction's writes, in order, to be numbered and logged as it commits. */
-    private final List<Logged> logged = new ArrayList<>();
+    private final List<LoggedWrite> logged = new ArrayList<>();
 
     Tx(Connection connection) {
       this.connection = connection;
@@ -365,7 +505,7 @@ public abstract class SqlStorage implements Storage {
                     pk,
                     0)));
         logged.add(
-            new Logged(
+            new LoggedWrite(
                 record.scope(),
                 record.id(),
                 record.type(),
@@ -397,68 +537,6 @@ public abstract class SqlStorage implements Storage {
         try (ResultSet keys = ps.getGeneratedKeys()) {
           keys.next();
           return keys.getLong(1);
-        }
-      }
-    }
-
-    /**
-     * Gives this transaction's writes their sequence numbers, from {@code first} on in the order
-     * they were made, and writes what their logs say: called as the transaction is about to commit.
-     */
-    void writeLogs(long first) throws SQLException {
-      try (PreparedStatement rows =
-              connection.prepareStatement(
-                  "UPDATE records SET seq = ?, created_seq = CASE WHEN ? THEN ? ELSE created_seq END"
-                      + " WHERE pk = ?");
-          PreparedStatement changes =
-              connection.prepareStatement(
-                  "INSERT INTO changes(seq, scope_key, id, kind, type, version, agent, at_us)"
-                      + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-          PreparedStatement versions =
-              connection.prepareStatement(
-                  "INSERT INTO record_versions(scope_key, id, seq, version, written_us, writer,"
-                      + " deleted, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
-        long seq = first;
-        boolean anyRow = false;
-        boolean anyVersion = false;
-        for (Logged write : logged) {
-          if (write.pk() != null) {
-            rows.setLong(1, seq);
-            rows.setBoolean(2, write.created());
-            rows.setLong(3, seq);
-            rows.setLong(4, write.pk());
-            rows.addBatch();
-            anyRow = true;
-          }
-          changes.setLong(1, seq);
-          changes.setString(2, write.scope().canonical());
-          changes.setString(3, write.id());
-          changes.setString(4, write.log().kind().wireName());
-          changes.setString(5, write.type());
-          changes.setLong(6, write.version());
-          changes.setString(7, write.log().writer());
-          changes.setLong(8, write.micros());
-          changes.addBatch();
-          if (write.log().keepVersion()) {
-            versions.setString(1, write.scope().canonical());
-            versions.setString(2, write.id());
-            versions.setLong(3, seq);
-            versions.setLong(4, write.version());
-            versions.setLong(5, write.micros());
-            versions.setString(6, write.log().writer());
-            versions.setBoolean(7, write.deleted());
-            versions.setString(8, write.document());
-            versions.addBatch();
-            anyVersion = true;
-          }
-          seq++;
-        }
-        if (anyRow) {
-          rows.executeBatch();
-        }
-        changes.executeBatch();
-        if (anyVersion) {
-          versions.executeBatch();
         }
       }
     }
@@ -645,7 +723,7 @@ public abstract class SqlStorage implements Storage {
           }
           read.put(scope.qualify(id), Optional.empty());
           logged.add(
-              new Logged(
+              new LoggedWrite(
                   scope,
                   id,
                   row.type(),
@@ -663,8 +741,77 @@ public abstract class SqlStorage implements Storage {
     }
   }
 
-  /** One write of a transaction, waiting for its sequence number. */
-  private record Logged(
+  /**
+   * Gives a transaction's writes their sequence numbers, from {@code first} on in the order they
+   * were made, and writes what their logs say: called as the transaction is about to commit.
+   */
+  private static void writeLogs(Connection connection, List<LoggedWrite> logged, long first)
+      throws SQLException {
+    try (PreparedStatement rows =
+            connection.prepareStatement(
+                "UPDATE records SET seq = ?, created_seq = CASE WHEN ? THEN ? ELSE created_seq END"
+                    + " WHERE pk = ?");
+        PreparedStatement changes =
+            connection.prepareStatement(
+                "INSERT INTO changes(seq, scope_key, id, kind, type, version, agent, at_us)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+        PreparedStatement versions =
+            connection.prepareStatement(
+                "INSERT INTO record_versions(scope_key, id, seq, version, written_us, writer,"
+                    + " deleted, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+      long seq = first;
+      boolean anyRow = false;
+      boolean anyVersion = false;
+      for (LoggedWrite write : logged) {
+        if (write.pk() != null) {
+          rows.setLong(1, seq);
+          rows.setBoolean(2, write.created());
+          rows.setLong(3, seq);
+          rows.setLong(4, write.pk());
+          rows.addBatch();
+          anyRow = true;
+        }
+        changes.setLong(1, seq);
+        changes.setString(2, write.scope().canonical());
+        changes.setString(3, write.id());
+        changes.setString(4, write.log().kind().wireName());
+        changes.setString(5, write.type());
+        changes.setLong(6, write.version());
+        changes.setString(7, write.log().writer());
+        changes.setLong(8, write.micros());
+        changes.addBatch();
+        if (write.log().keepVersion()) {
+          versions.setString(1, write.scope().canonical());
+          versions.setString(2, write.id());
+          versions.setLong(3, seq);
+          versions.setLong(4, write.version());
+          versions.setLong(5, write.micros());
+          versions.setString(6, write.log().writer());
+          versions.setBoolean(7, write.deleted());
+          versions.setString(8, write.document());
+          versions.addBatch();
+          anyVersion = true;
+        }
+        seq++;
+      }
+      if (anyRow) {
+        rows.executeBatch();
+      }
+      changes.executeBatch();
+      if (anyVersion) {
+        versions.executeBatch();
+      }
+    }
+  }
+
+  /**
+   * One write of a transaction, waiting for its sequence number.
+   *
+   * @param pk the row's key, or null for a removal (whose row is gone)
+   * @param created whether the write created the row (or brought it back from deletion), so that
+   *     the row's {@code created_seq} is this write's number
+   */
+  private record LoggedWrite(
       Scope scope,
       String id,
       String type,
