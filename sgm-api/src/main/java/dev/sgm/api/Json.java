@@ -92,15 +92,7 @@ public final class Json {
 
   /** Parses one UTF-8 JSON document, losslessly; malformed UTF-8 is refused like malformed JSON. */
   public static JsonNode parse(byte[] utf8) {
-    return parse(utf8, 0, utf8.length);
-  }
-
-  /**
-   * As {@link #parse(byte[])}, the document being the {@code length} bytes at {@code offset}: a
-   * reader with its own buffer parses in place, without copying the message out first.
-   */
-  public static JsonNode parse(byte[] utf8, int offset, int length) {
-    try (JsonParser parser = FACTORY.createParser(utf8, offset, length)) {
+    try (JsonParser parser = FACTORY.createParser(utf8)) {
       return parseDocument(parser);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -184,17 +176,6 @@ public final class Json {
   /** Writes compact UTF-8 JSON. */
   public static byte[] writeBytes(JsonNode node) {
     return write(node).getBytes(StandardCharsets.UTF_8);
-  }
-
-  /**
-   * Writes compact UTF-8 JSON to {@code out}, the same bytes as {@link #writeBytes}, without the
-   * text in between; {@code out} is not closed.
-   */
-  public static void write(JsonNode node, java.io.OutputStream out) throws IOException {
-    try (var generator = MAPPER.createGenerator(out)) {
-      generator.disable(com.fasterxml.jackson.core.JsonGenerator.Feature.AUTO_CLOSE_TARGET);
-      MAPPER.writeTree(generator, node);
-    }
   }
 
   /** Writes indented JSON for people to read. */

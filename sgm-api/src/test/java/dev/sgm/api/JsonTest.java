@@ -23,24 +23,6 @@ class JsonTest {
   }
 
   @Test
-  void writingToAStreamGivesTheBytesOfWriteBytesAndASliceParsesAlone() throws Exception {
-    JsonNode node =
-        Json.parse(
-            "{\"z\": 1.50, \"text\": \"caf\u00e9 \u2014 \\\"quoted\\\"\", \"a\": [1e3, null, true]}");
-    var out = new java.io.ByteArrayOutputStream();
-    out.write('x');
-    Json.write(node, out);
-    out.write('y'); // the stream is left open
-    byte[] written = out.toByteArray();
-    byte[] expected = Json.writeBytes(node);
-    assertEquals(
-        new String(expected, StandardCharsets.UTF_8),
-        new String(written, 1, written.length - 2, StandardCharsets.UTF_8));
-    assertEquals(node, Json.parse(written, 1, written.length - 2));
-    assertEquals(Json.write(node), Json.write(Json.parse(written, 1, written.length - 2)));
-  }
-
-  @Test
   void numbersCompareByTheirText() {
     assertNotEquals(Json.parse("{\"a\":1.0}"), Json.parse("{\"a\":1}"));
     assertEquals(Json.parse("{\"a\":1.0,\"b\":2}"), Json.parse("{\"b\":2,\"a\":1.0}"));

@@ -176,14 +176,8 @@ final class LocalChannel {
     private static final int BUFFER = 64 * 1024;
 
     private final SocketChannel channel;
-
-    /**
-     * What has been read and not yet taken: on the heap, so that a message can be parsed in place
-     * (the JDK reads through a direct buffer of its own either way).
-     */
-    private final ByteBuffer in = ByteBuffer.allocate(BUFFER).flip();
-
-    private final Outgoing outgoing = new Outgoing();
+    private final ByteBuffer in = ByteBuffer.allocateDirect(BUFFER).flip();
+    private final ByteBuffer out = ByteBuffer.allocateDirect(BUFFER);
 
     /** Zero on the holder's (blocking) end. */
     private final long timeoutNanos;
@@ -236,32 +230,23 @@ final class LocalChannel {
       }
     }
 
-    /**
-     * Sends {@code message} as one frame, its JSON written straight into this end's buffer (behind
-     * room for the length), so that a message is encoded once and copied once on its way out.
-     */
     void write(JsonNode message) throws IOException {
-      outgoing.reset();
-      Json.write(message, outgoing);
-      ByteBuffer frame = outgoing.frame();
+      byte[] body = Json.writeBytes(message);
+      ByteBuffer frame;
+      if (4 + body.length <= out.capacity()) {
+        frame = out.clear().putInt(body.length).put(body).flip();
+      } else {
+        frame = ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).flip();
+      }
       while (frame.hasRemaining()) {
         if (channel.write(frame) == 0) {
-          await(SelectionKey.OP_WRITE); // the other end is not reading: its buffer is full
+          await(SelectionKey.OP_WRITE); // the holder is not reading: its buffer is full
         }
       }
-      outgoing.release();
     }
 
-    /**
-     * The next message, or null when the other side closed the channel between messages. A message
-     * that fits in this end's buffer is parsed where it was read.
-     */
+    /** The next message, or null when the other side closed the channel between messages. */
     JsonNode read() throws IOException {
-      if (selector != null && !in.hasRemaining()) {
-        // A client's next message is an answer to the request it has just sent, which has not
-        // come yet: trying to read first would cost a call that finds nothing.
-        await(SelectionKey.OP_READ);
-      }
       if (!fill(4, true)) {
         return null;
       }
@@ -269,14 +254,8 @@ final class LocalChannel {
       if (length < 0 || length > MAX_FRAME) {
         throw new IOException("a frame of " + length + " bytes is not a message of this channel");
       }
-      if (length <= in.capacity()) {
-        fill(length, false);
-        int at = in.position();
-        in.position(at + length);
-        return Json.parse(in.array(), in.arrayOffset() + at, length);
-      }
       byte[] body = new byte[length];
-      int buffered = in.remaining();
+      int buffered = Math.min(length, in.remaining());
       in.get(body, 0, buffered);
       ByteBuffer rest = ByteBuffer.wrap(body, buffered, length - buffered);
       while (rest.hasRemaining()) {
@@ -328,40 +307,6 @@ final class LocalChannel {
           selector.close();
         }
       }
-    }
-  }
-
-  /**
-   * The frame being written: the length, then the message's JSON, encoded into one growing array.
-   * It keeps {@link Framed#BUFFER} bytes for the connection's life; a larger message's array goes
-   * once it is sent.
-   */
-  private static final class Outgoing extends java.io.ByteArrayOutputStream {
-    Outgoing() {
-      super(Framed.BUFFER);
-    }
-
-    @Override
-    public synchronized void reset() {
-      super.reset();
-      count = 4; // the length, filled in by frame()
-    }
-
-    /** The whole frame, its length filled in, ready to write. */
-    ByteBuffer frame() throws IOException {
-      int length = count - 4;
-      if (length > MAX_FRAME) {
-        throw new IOException("a message of " + length + " bytes is too large for this channel");
-      }
-      return ByteBuffer.wrap(buf, 0, count).putInt(0, length);
-    }
-
-    /** Lets go of an array grown for a large message. */
-    void release() {
-      if (buf.length > Framed.BUFFER) {
-        buf = new byte[Framed.BUFFER];
-      }
-      count = 0;
     }
   }
 
