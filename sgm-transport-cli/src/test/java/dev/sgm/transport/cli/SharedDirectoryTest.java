@@ -57,6 +57,18 @@ class SharedDirectoryTest {
       first.call("store", note("from-first", null));
       assertEquals("from-first", read(second, "from-first").path("record").path("id").asText());
       assertEquals(first.operations(), second.operations());
+      // Through the channel an answer is the same text as in the holder, small or larger than the
+      // channel's buffer, numbers and non-ASCII text included.
+      for (int size : new int[] {10, 200_000}) {
+        com.fasterxml.jackson.databind.node.ObjectNode large =
+            (com.fasterxml.jackson.databind.node.ObjectNode) note("sized-" + size, null);
+        ((com.fasterxml.jackson.databind.node.ObjectNode) large.get("record"))
+            .put("content", "caf\u00e9 \u2014 1.50 ".repeat(size / 12))
+            .set("data", Json.parse("{\"exact\": 1.500, \"big\": 12345678901234567890}"));
+        second.call("store", large);
+        assertEquals(
+            Json.write(read(first, "sized-" + size)), Json.write(read(second, "sized-" + size)));
+      }
       // The same document, but for the search index's live state (how far it has applied).
       assertEquals(
           Json.write(first.discovery().withRetrieval(null).toJson()),
