@@ -98,15 +98,22 @@ public abstract class SqlStorage implements Storage {
   }
 
   /**
-   * Numbers a transaction's {@code writes} in commit order ({@link #takeNumbers}), writes their
-   * sequence numbers and logs (the rows' {@code seq} and {@code created_seq}, the change log, the
-   * version log) and commits: the transaction's last step.
+   * Commits the transaction of {@code txs}: numbers their writes in commit order ({@link
+   * #takeNumbers}), writes their sequence numbers and logs (the rows' {@code seq} and {@code
+   * created_seq}, the change log, the version log) and commits, as its last step.
    *
-   * @return the numbers the writes got; the caller settles them once it has acknowledged the commit
-   *     (on failure this method has settled them itself)
+   * @return the numbers the writes got, or null when there were none; the caller hands them to
+   *     {@link #publish} (on failure this method has settled them itself)
    */
-  private Numbers logAndCommit(Connection connection, List<LoggedWrite> writes)
-      throws SQLException {
+  private Numbers commit(Connection connection, List<Tx> txs) throws SQLException {
+    List<LoggedWrite> writes = new ArrayList<>();
+    for (Tx tx : txs) {
+      writes.addAll(tx.logged);
+    }
+    if (writes.isEmpty()) {
+      connection.commit();
+      return null;
+    }
     Numbers numbers = takeNumbers(connection, writes.size());
     try {
       writeLogs(connection, writes, numbers.first());
@@ -115,6 +122,27 @@ public abstract class SqlStorage implements Storage {
     } catch (SQLException | RuntimeException | Error e) {
       numbers.settle();
       throw e;
+    }
+  }
+
+  /**
+   * After {@link #commit}: makes the commit as durable as promised ({@link #afterCommit}), settles
+   * its numbers (whatever happens) and tells the commit listeners.
+   */
+  private void publish(Connection connection, List<Tx> txs, Numbers numbers) throws SQLException {
+    try {
+      connection.setAutoCommit(true);
+      afterCommit();
+      for (Tx tx : txs) {
+        indexedScopes.addAll(tx.newScopes);
+      }
+    } finally {
+      if (numbers != null) {
+        numbers.settle();
+      }
+    }
+    if (numbers != null) {
+      commitListeners.forEach(Runnable::run);
     }
   }
 
@@ -234,22 +262,10 @@ public abstract class SqlStorage implements Storage {
         Connection connection = lease.connection();
         connection.setAutoCommit(false);
         Tx tx = new Tx(connection);
-        Numbers numbers = null;
         try {
           T result = work.apply(tx);
-          if (tx.logged.isEmpty()) {
-            connection.commit();
-          } else {
-            numbers = logAndCommit(connection, List.copyOf(tx.logged));
-          }
-          connection.setAutoCommit(true);
-          afterCommit();
-          indexedScopes.addAll(tx.newScopes);
-          if (numbers != null) {
-            numbers.settle();
-            numbers = null;
-            commitListeners.forEach(Runnable::run);
-          }
+          List<Tx> txs = List.of(tx);
+          publish(connection, txs, commit(connection, txs));
           return result;
         } catch (SqlFailure e) {
           rollback(connection);
@@ -263,11 +279,6 @@ public abstract class SqlStorage implements Storage {
           rollback(connection);
           if (!conflict(e) || attempt >= MAX_ATTEMPTS) {
             throw storageError(e);
-          }
-        } finally {
-          if (numbers != null) {
-            // Abandoned: the numbers are never used, and followers need not wait for them.
-            numbers.settle();
           }
         }
       } catch (SQLException e) {
@@ -311,31 +322,15 @@ public abstract class SqlStorage implements Storage {
     try (SqlLease lease = lease()) {
       Connection connection = lease.connection();
       connection.setAutoCommit(false);
-      Numbers numbers = null;
       try {
-        List<LoggedWrite> logged = new ArrayList<>();
         for (CommitGroups.Unit unit : group) {
           Tx tx = new Tx(connection);
           results.add(unit.work.apply(tx));
           txs.add(tx);
-          logged.addAll(tx.logged);
         }
-        if (logged.isEmpty()) {
-          connection.commit();
-        } else {
-          numbers = logAndCommit(connection, logged);
-        }
+        Numbers numbers = commit(connection, txs);
         committed = true;
-        connection.setAutoCommit(true);
-        afterCommit();
-        for (Tx tx : txs) {
-          indexedScopes.addAll(tx.newScopes);
-        }
-        if (numbers != null) {
-          numbers.settle();
-          numbers = null;
-          commitListeners.forEach(Runnable::run);
-        }
+        publish(connection, txs, numbers);
       } catch (RuntimeException | Error | SQLException e) {
         if (committed) {
           // Committed, but not made as durable as promised: every unit says so, as alone.
@@ -344,10 +339,6 @@ public abstract class SqlStorage implements Storage {
           return;
         }
         rollback(connection);
-      } finally {
-        if (numbers != null) {
-          numbers.settle();
-        }
       }
     } catch (SQLException e) {
       if (committed) {
