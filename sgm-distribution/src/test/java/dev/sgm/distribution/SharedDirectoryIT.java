@@ -305,12 +305,27 @@ class SharedDirectoryIT {
           "the resumed holder answers at once");
       assertEquals(
           "while-stopped",
-          other
-              .call("read", Json.object().put("id", "while-stopped"))
-              .path("record")
-              .path("id")
-              .asText(),
+          readEventually(other, "while-stopped"),
           "the store sent while the holder was stopped ran when it resumed");
+    }
+  }
+
+  /**
+   * Reads a record that a holder will write but may not have written yet: the holder serves each
+   * connection on its own thread, so a request left on a connection abandoned while it was stopped
+   * can run after one sent later on a fresh connection.
+   */
+  private static String readEventually(McpStdioClient client, String id) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+    while (true) {
+      try {
+        return client.call("read", Json.object().put("id", id)).path("record").path("id").asText();
+      } catch (SgmException e) {
+        if (e.code() != ErrorCode.NOT_FOUND || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(50);
+      }
     }
   }
 
