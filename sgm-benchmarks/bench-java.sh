@@ -15,8 +15,10 @@ sgm_bench_java() {
   local version
   version=$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' "$root/pom.xml" | head -n 1)
   local path="$root/sgm-benchmarks/target/sgm-benchmarks-$version.jar:$root/sgm-benchmarks/target/lib"
+  # The vector module as the launcher gives it to servers: Lucene computes vector similarity with it.
   # shellcheck disable=SC2086 # options are words
-  exec "$JAVA_HOME/bin/java" "-Xmx$heap" --enable-native-access=org.apache.lucene.core ${SGM_BENCH_JAVA_OPTS:-} \
+  exec "$JAVA_HOME/bin/java" "-Xmx$heap" --enable-native-access=org.apache.lucene.core \
+    --add-modules jdk.incubator.vector ${SGM_BENCH_JAVA_OPTS:-} \
     --module-path "$path${SGM_BENCH_PLUGINS:+:$SGM_BENCH_PLUGINS}" \
     --module "dev.sgm.bench/dev.sgm.bench.$main" "$@"
 }

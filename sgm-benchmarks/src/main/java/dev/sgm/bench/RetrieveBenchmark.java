@@ -8,6 +8,8 @@ import dev.sgm.api.Json;
 import dev.sgm.api.SgmException;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -24,7 +26,9 @@ import java.util.Optional;
  * and the growth of p50 from the first size to the last.
  *
  * <p>Run: {@code ./sgm-benchmarks/run-retrieve [records ...]} (default 10000 1000000); {@code
- * -Dsgm.bench.ops} queries per mode (default 1000).
+ * -Dsgm.bench.ops} queries per mode (default 1000). {@code -Dsgm.bench.keep=DIR} keeps each size's
+ * data directory under {@code DIR} and, on a later run, measures it again without seeding it again
+ * (embedding a million records takes about two hours here).
  */
 public final class RetrieveBenchmark {
   private static final int SCOPE_SIZE = 100_000;
@@ -82,7 +86,11 @@ public final class RetrieveBenchmark {
         scopes,
         SCOPE_SIZE,
         QUERY);
-    try (ScratchDirectory scratch = ScratchDirectory.create("sgm-retrieve-bench");
+    String keep = System.getProperty("sgm.bench.keep");
+    try (ScratchDirectory scratch =
+            keep == null
+                ? ScratchDirectory.create("sgm-retrieve-bench")
+                : ScratchDirectory.kept(Path.of(keep, "records-" + records));
         // The environment is read too, so SGM_EMBEDDERS_DISABLED and the like apply.
         SgmRuntime sgm =
             SgmRuntime.open(
@@ -95,7 +103,16 @@ public final class RetrieveBenchmark {
           retrieval.isMissingNode()
               ? "  discovery has no \"retrieval\" object: no retrieve modes advertised"
               : "  retrieval: " + Json.write(retrieval));
-      seed(sgm, records);
+      // Beside the data directory, not in it, which is the server's own.
+      Path seeded = scratch.path().resolveSibling(scratch.path().getFileName() + ".seeded");
+      if (Files.exists(seeded)) {
+        System.out.println("  measuring the records seeded by an earlier run in " + scratch.path());
+      } else {
+        seed(sgm, records);
+        if (keep != null) {
+          Files.writeString(seeded, records + "\n");
+        }
+      }
       Map<String, Measurement.Result> results = new LinkedHashMap<>();
       if (modes.contains("text")) {
         measure(sgm, "text", ops).ifPresent(r -> results.put("text", r));
