@@ -95,8 +95,7 @@ public final class RetrieveBenchmark {
         SgmRuntime sgm =
             SgmRuntime.open(
                 ConfigLoader.load(Map.of(ConfigLoader.DATA_DIR, scratch.path().toString())))) {
-      JsonNode retrieval =
-          sgm.service().invoke(CALLER, "discover", Json.object()).path("retrieval");
+      JsonNode retrieval = retrieval(sgm);
       List<String> modes = new ArrayList<>();
       retrieval.path("modes").forEach(m -> modes.add(m.asText()));
       System.out.println(
@@ -221,9 +220,11 @@ public final class RetrieveBenchmark {
     long start = System.nanoTime();
     long reported = start;
     while (true) {
-      Map<String, JsonNode> reports = discoveryReports(sgm);
+      long now = System.nanoTime();
+      boolean late = now > deadline;
+      Map<String, JsonNode> reports = SemanticLag.reports("retrieval", retrieval(sgm));
       Optional<Boolean> caughtUp = SemanticLag.caughtUp(reports);
-      if (caughtUp.orElse(true) || System.nanoTime() > deadline) {
+      if (caughtUp.orElse(true) || late) {
         reports.putAll(SemanticLag.reports("retrieve", retrieve(sgm, "semantic")));
         caughtUp = SemanticLag.caughtUp(reports);
         if (caughtUp.isEmpty()) {
@@ -232,26 +233,25 @@ public final class RetrieveBenchmark {
                   + " whether it has caught up");
           return;
         }
-        if (caughtUp.get() || System.nanoTime() > deadline) {
+        if (caughtUp.get() || late) {
           System.out.printf(
               Locale.ROOT,
               "  semantic index %s after %.0f s: %s%n",
               caughtUp.get() ? "caught up" : "still behind",
-              (System.nanoTime() - start) / 1e9,
+              (now - start) / 1e9,
               reports);
           return;
         }
       }
-      if (System.nanoTime() - reported > 60_000_000_000L) {
-        reported = System.nanoTime();
-        System.out.printf(Locale.ROOT, "  after %.0f s: %s%n", (reported - start) / 1e9, reports);
+      if (now - reported > 60_000_000_000L) {
+        reported = now;
+        System.out.printf(Locale.ROOT, "  after %.0f s: %s%n", (now - start) / 1e9, reports);
       }
       Thread.sleep(1000);
     }
   }
 
-  private static Map<String, JsonNode> discoveryReports(SgmRuntime sgm) {
-    return SemanticLag.reports(
-        "retrieval", sgm.service().invoke(CALLER, "discover", Json.object()).path("retrieval"));
+  private static JsonNode retrieval(SgmRuntime sgm) {
+    return sgm.service().invoke(CALLER, "discover", Json.object()).path("retrieval");
   }
 }
