@@ -56,6 +56,14 @@ final class SearchFollower implements AutoCloseable {
   private static final String MODEL_KEY = "sgm.embedder";
   private static final int BATCH = 1000;
   private static final int EMBED_BATCH = 64;
+
+  /**
+   * The most finished embeddings one step puts into the index, and the most that wait for it: the
+   * embedding thread pauses beyond that. A fast model would otherwise run far ahead of the index's
+   * graph, and the follower would take ever larger lots, each a longer step and more memory.
+   */
+  static final int APPLY_BATCH = 1024;
+
   private static final long COMMIT_INTERVAL_NANOS = 1_000_000_000L;
   private static final long REFRESH_INTERVAL_NANOS = 1_000_000_000L;
   private static final long WAIT_MILLIS = 30_000;
@@ -527,7 +535,7 @@ final class SearchFollower implements AutoCloseable {
       boolean busy = System.nanoTime() - lastForeground < BUSY_NANOS;
       int size = busy ? EMBED_BATCH_WHILE_BUSY : EMBED_BATCH;
       synchronized (monitor) {
-        while (toEmbed.isEmpty() && !closed) {
+        while ((toEmbed.isEmpty() || embedded.size() >= APPLY_BATCH) && !closed) {
           try {
             monitor.wait(1000);
           } catch (InterruptedException e) {
@@ -594,23 +602,35 @@ final class SearchFollower implements AutoCloseable {
       if (embedded.isEmpty()) {
         return false;
       }
-      ready = new ArrayList<>(embedded);
-      embedded.clear();
+      List<Embedded> first = embedded.subList(0, Math.min(APPLY_BATCH, embedded.size()));
+      ready = new ArrayList<>(first);
+      first.clear();
       applyingNow += ready.size();
+      monitor.notifyAll(); // the embedding thread may wait for room
     }
-    long generation = vectorGeneration + 1;
-    Map<Long, Embedded> byRow = new HashMap<>();
-    ready.forEach(e -> byRow.put(e.rowKey(), e));
-    boolean applied = false;
-    for (StoredRecord row : storage.live(byRow.keySet())) {
-      ObjectNode document = (ObjectNode) Json.parse(row.document());
-      Embedded e = byRow.get(row.rowKey());
-      if (e.text().equals(embeddingText(document))) {
-        index.put(indexed(row, document, e.vector(), generation));
-        applied = true;
+    try {
+      long generation = vectorGeneration + 1;
+      Map<Long, Embedded> byRow = new HashMap<>();
+      ready.forEach(e -> byRow.put(e.rowKey(), e));
+      boolean applied = false;
+      for (StoredRecord row : storage.live(byRow.keySet())) {
+        ObjectNode document = (ObjectNode) Json.parse(row.document());
+        Embedded e = byRow.get(row.rowKey());
+        if (e.text().equals(embeddingText(document))) {
+          index.put(indexed(row, document, e.vector(), generation));
+          applied = true;
+        }
       }
+      return applied;
+    } catch (IOException | RuntimeException e) {
+      // Kept for the retry: putting a document again replaces it, so the ones already put are
+      // harmless, and none is lost.
+      synchronized (monitor) {
+        embedded.addAll(0, ready);
+        applyingNow -= ready.size();
+      }
+      throw e;
     }
-    return applied;
   }
 
   /** Records whose embedding is not in the index yet: semantic search cannot find them yet. */

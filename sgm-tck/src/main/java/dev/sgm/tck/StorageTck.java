@@ -725,6 +725,20 @@ public abstract class StorageTck {
     Collections.sort(found);
     assertEquals(List.of(keys.get(1), keys.get(3)), found, "missing keys are left out");
     assertEquals(List.of(), storage.live(List.of()));
+    // As many keys as a search follower may ask at once after a large backlog of embeddings.
+    List<Long> many = new ArrayList<>();
+    for (long k = 1; many.size() < 100_000; k++) {
+      many.add(Long.MAX_VALUE - k); // no row has such a key
+    }
+    many.add(50_000, keys.get(4));
+    many.add(keys.get(0));
+    List<Long> amongMany =
+        new ArrayList<>(storage.live(many).stream().map(StoredRecord::rowKey).toList());
+    Collections.sort(amongMany);
+    assertEquals(
+        List.of(keys.get(0), keys.get(4)).stream().sorted().toList(),
+        amongMany,
+        "100,000 keys at once: the live ones among them");
     List<Long> scanned = new ArrayList<>();
     long after = 0;
     for (List<StoredRecord> page = storage.scanLive(after, 2);

@@ -26,6 +26,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -59,6 +60,12 @@ public abstract class SqlStorage implements Storage {
 
   /** The most units of work that share one commit. */
   private static final int MAX_GROUP = 32;
+
+  /**
+   * The most row keys {@link #live} binds to one query; more are asked in turn. H2 refuses an array
+   * of more than 65,536 values.
+   */
+  static final int LIVE_KEYS_PER_QUERY = 10_000;
 
   /** Concurrent short units of work gathered to share a commit, or null when they never do. */
   private final CommitGroups groups;
@@ -1043,10 +1050,20 @@ public abstract class SqlStorage implements Storage {
     if (rowKeys.isEmpty()) {
       return List.of();
     }
+    Long[] keys = rowKeys.toArray(Long[]::new);
     try (SqlLease lease = lease()) {
       PreparedStatement ps = lease.cached(ROW_COLUMNS + " WHERE pk = ANY(?) AND deleted = FALSE");
-      bindRowKeys(lease.connection(), ps, 1, rowKeys.toArray(Long[]::new));
-      return readRows(ps);
+      if (keys.length <= LIVE_KEYS_PER_QUERY) {
+        bindRowKeys(lease.connection(), ps, 1, keys);
+        return readRows(ps);
+      }
+      List<StoredRecord> rows = new ArrayList<>();
+      for (int from = 0; from < keys.length; from += LIVE_KEYS_PER_QUERY) {
+        int to = Math.min(keys.length, from + LIVE_KEYS_PER_QUERY);
+        bindRowKeys(lease.connection(), ps, 1, Arrays.copyOfRange(keys, from, to));
+        rows.addAll(readRows(ps));
+      }
+      return rows;
     } catch (SQLException e) {
       throw storageError(e);
     }
