@@ -17,4 +17,8 @@ module dev.sgm.bench {
 
   // Lists the embedder plugins present, to turn them off by name for the comparison.
   uses dev.sgm.api.spi.EmbedderProvider;
+
+  // The retrieve benchmark's stand-in for a model at a million records; off unless named.
+  provides dev.sgm.api.spi.EmbedderProvider with
+      dev.sgm.bench.SentenceVectors;
 }
