@@ -286,6 +286,9 @@ final class SearchFollower implements AutoCloseable {
       return;
     }
     applied = Long.parseLong(data.getOrDefault(SEQ_KEY, "0"));
+    // Searches rank by meaning only the embeddings up to their generation: counting from 0 again
+    // would leave out every embedding an earlier process added, until the count passed it.
+    vectorGeneration = index.maxVectorGeneration();
     publish(applied);
     state = State.READY;
     if (embedInBackground) {

@@ -25,6 +25,7 @@ import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.PointValues;
 import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.VectorSimilarityFunction;
@@ -174,6 +175,35 @@ public final class SearchIndex implements AutoCloseable {
     writer.commit();
   }
 
+  /**
+   * The highest vector generation of any embedding in the index (0 when none): a process that opens
+   * an index goes on from there, so the embeddings an earlier one added still rank by meaning for
+   * searches that count only generations up to theirs.
+   */
+  public long maxVectorGeneration() throws IOException {
+    IndexSearcher searcher = searchers.acquire();
+    try {
+      return maxPoint(searcher.getIndexReader(), VECTOR_GENERATION);
+    } finally {
+      searchers.release(searcher);
+    }
+  }
+
+  /**
+   * The highest value of the long point {@code field} in {@code reader}, 0 when none: each segment
+   * keeps its points' bounds, so this costs nothing like a search.
+   */
+  private static long maxPoint(IndexReader reader, String field) throws IOException {
+    long max = 0;
+    for (LeafReaderContext leaf : reader.leaves()) {
+      PointValues points = leaf.reader().getPointValues(field);
+      if (points != null && points.size() > 0) {
+        max = Math.max(max, LongPoint.decodeDimension(points.getMaxPackedValue(), 0));
+      }
+    }
+    return max;
+  }
+
   /** The row keys of the visible records that have no embedding yet. */
   public List<Long> rowsWithoutVector() throws IOException {
     IndexSearcher searcher = searchers.acquire();
@@ -275,7 +305,7 @@ public final class SearchIndex implements AutoCloseable {
       Statistics used = new Statistics();
       Statistics frozen = query.frozen() == null ? null : query.frozen().statistics();
       IndexSearcher searcher = new RankingSearcher(current.getIndexReader(), frozen, used);
-      Query filter = filter(query);
+      Query filter = filter(query, current.getIndexReader());
       List<String> terms = List.of();
       int truncated = 0;
       if (query.text() != null) {
@@ -521,13 +551,22 @@ public final class SearchIndex implements AutoCloseable {
     if (!hasVectors(searcher)) {
       return scores;
     }
+    // The vector search sees only records with an embedding; the generation matters only when
+    // the index holds embeddings newer than the query's (a later page, or an embedding published
+    // just now). Filtering by it costs a pass over every embedded record of each segment.
+    boolean newerEmbeddings =
+        q.vectorGeneration() != Long.MAX_VALUE
+            && q.vectorGeneration() < maxPoint(searcher.getIndexReader(), VECTOR_GENERATION);
     Query embedded = filter;
-    if (q.vectorGeneration() != Long.MAX_VALUE || q.restrictsLevels()) {
-      embedded =
-          new BooleanQuery.Builder()
-              .add(filter, Occur.FILTER)
-              .add(rankedByMeaning(q), Occur.FILTER)
-              .build();
+    if (newerEmbeddings || q.restrictsLevels()) {
+      BooleanQuery.Builder ranked = new BooleanQuery.Builder().add(filter, Occur.FILTER);
+      if (newerEmbeddings) {
+        ranked.add(atMost(VECTOR_GENERATION, q.vectorGeneration(), 0), Occur.FILTER);
+      }
+      if (q.restrictsLevels()) {
+        ranked.add(atMost(LEVEL, q.clearance(), 0), Occur.FILTER);
+      }
+      embedded = ranked.build();
     }
     TopDocs top = searcher.search(new KnnFloatVectorQuery(VECTOR, q.vector(), k, embedded), k);
     List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
@@ -614,7 +653,7 @@ public final class SearchIndex implements AutoCloseable {
     return Math.max(0, Math.min(1, (value - min) / (max - min)));
   }
 
-  private static Query filter(SearchQuery q) {
+  private static Query filter(SearchQuery q, IndexReader reader) throws IOException {
     BooleanQuery.Builder all = new BooleanQuery.Builder();
     Query byScope = q.scopes().isEmpty() ? null : termsQuery(SCOPE, q.scopes());
     Query byPairs = null;
@@ -687,7 +726,9 @@ public final class SearchIndex implements AutoCloseable {
     if (q.updatedAfter() != null) {
       all.add(atLeast(UPDATED, q.updatedAfter(), 1), Occur.FILTER);
     }
-    if (q.mark() != Long.MAX_VALUE) {
+    // Only when a record created after the mark is in the index (a later page): otherwise the
+    // bound excludes nothing, and filtering by it costs a pass over every record's point.
+    if (q.mark() != Long.MAX_VALUE && q.mark() < maxPoint(reader, CREATED_SEQ)) {
       all.add(atMost(CREATED_SEQ, q.mark(), 0), Occur.FILTER);
     }
     return all.build();

@@ -116,6 +116,7 @@ public record SearchQuery(
     private Set<String> scopes = Set.of();
     private List<String> types = List.of();
     private float[] vector;
+    private long vectorGeneration = Long.MAX_VALUE;
     private Order order;
     private After after;
     private Frozen frozen;
@@ -145,6 +146,12 @@ public record SearchQuery(
     /** The query's embedding, for semantic and hybrid ranking. */
     public Builder vector(float[] vector) {
       this.vector = vector;
+      return this;
+    }
+
+    /** Only embeddings added at or before this generation rank by meaning. */
+    public Builder vectorGeneration(long vectorGeneration) {
+      this.vectorGeneration = vectorGeneration;
       return this;
     }
 
@@ -181,7 +188,7 @@ public record SearchQuery(
           null,
           null,
           Long.MAX_VALUE,
-          Long.MAX_VALUE,
+          vectorGeneration,
           text,
           ranking,
           vector,

@@ -4,9 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SearchIndexTest {
   private static IndexedRecord record(long row, String scope, String type, String content) {
@@ -253,6 +257,98 @@ class SearchIndexTest {
       SearchResult none = index.search(restricted("merger", text, null, List.of(), all, List.of()));
       assertEquals(List.of(), rows(none), "no readable scope, nothing");
       assertEquals(0, none.total());
+    }
+  }
+
+  @Test
+  void aSearchByMeaningRanksAcrossEverySegmentAndKeepsToTheFilter() throws Exception {
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      List<Long> inA = new ArrayList<>();
+      // Each refresh writes a segment: eight of them, each holding records of both scopes.
+      for (int segment = 0; segment < 8; segment++) {
+        for (int i = 0; i < 30; i++) {
+          long row = segment * 30L + i;
+          String scope = row % 3 == 0 ? "p=a" : "p=b";
+          double angle = (row * 7919 % 240) * Math.PI / 480;
+          float[] vector = {(float) Math.cos(angle), (float) Math.sin(angle)};
+          index.put(leveled(row, scope, null, "note " + row, vector, 0));
+          if (scope.equals("p=a")) {
+            inA.add(row);
+          }
+        }
+        index.refresh();
+      }
+      // Closest to east first: the smallest angle.
+      List<Long> expected =
+          inA.stream().sorted(Comparator.comparingLong(row -> row * 7919 % 240)).limit(10).toList();
+      SearchQuery byMeaning =
+          SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
+              .scopes(Set.of("p=a"))
+              .vector(new float[] {1f, 0f})
+              .build();
+      assertEquals(expected, rows(index.search(byMeaning)));
+    }
+  }
+
+  private static IndexedRecord embedded(long row, float[] vector, long generation) {
+    return new IndexedRecord(
+        "p=a:" + row,
+        row,
+        "p=a",
+        List.of("p=a"),
+        "r" + row,
+        "note",
+        List.of(),
+        List.of(),
+        null,
+        "note " + row,
+        row,
+        row,
+        row,
+        1,
+        vector,
+        generation,
+        0);
+  }
+
+  @Test
+  void aReopenedIndexKnowsTheNewestGenerationOfItsEmbeddings(@TempDir Path dir) throws Exception {
+    try (SearchIndex index = SearchIndex.create(dir)) {
+      assertEquals(0, index.maxVectorGeneration(), "no embedding yet");
+      index.put(embedded(1, new float[] {1f, 0f}, 7));
+      index.put(embedded(2, new float[] {0f, 1f}, 3));
+      index.put(embedded(3, null, 0));
+      index.commit(java.util.Map.of());
+    }
+    try (SearchIndex index = SearchIndex.open(dir)) {
+      assertEquals(7, index.maxVectorGeneration());
+      SearchQuery upToSeven =
+          SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
+              .scopes(Set.of("p=a"))
+              .vector(new float[] {0f, 1f})
+              .vectorGeneration(index.maxVectorGeneration())
+              .build();
+      SearchResult found = index.search(upToSeven);
+      assertEquals(List.of(2L, 1L, 3L), rows(found), "both embeddings rank, the other comes last");
+      assertTrue(found.hits().get(1).value() > 0, "ranked by its embedding, not as one waiting");
+    }
+  }
+
+  @Test
+  void anEmbeddingNewerThanTheQuerysGenerationRanksAsOneNotEmbeddedYet() throws Exception {
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      index.put(embedded(1, new float[] {1f, 0f}, 1));
+      index.put(embedded(2, new float[] {0.6f, 0.8f}, 1));
+      index.put(embedded(3, new float[] {0f, 1f}, 2));
+      index.refresh();
+      SearchQuery.Builder north =
+          SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
+              .scopes(Set.of("p=a"))
+              .vector(new float[] {0f, 1f});
+      assertEquals(List.of(3L, 2L, 1L), rows(index.search(north.vectorGeneration(2).build())));
+      SearchResult before = index.search(north.vectorGeneration(1).build());
+      assertEquals(List.of(2L, 1L, 3L), rows(before), "the closest came in a later generation");
+      assertEquals(0.0, before.hits().get(2).value());
     }
   }
 }

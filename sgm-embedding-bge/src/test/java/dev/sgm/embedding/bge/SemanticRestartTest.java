@@ -1,0 +1,85 @@
+package dev.sgm.embedding.bge;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.Caller;
+import dev.sgm.api.Json;
+import dev.sgm.core.ConfigLoader;
+import dev.sgm.core.SgmRuntime;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What a server embedded before it stopped still ranks by meaning after it starts again. */
+class SemanticRestartTest {
+  private static final List<String[]> NOTES =
+      List.of(
+          new String[] {"lunch", "Lunch is served at noon in the canteen"},
+          new String[] {"db", "Persistence is handled by PostgreSQL 15"},
+          new String[] {"office", "The office closes early on Fridays"},
+          new String[] {"standup", "Standups start at nine sharp"});
+
+  private static SgmRuntime open(Path dir) {
+    return SgmRuntime.open(
+        ConfigLoader.load(Map.of(ConfigLoader.DATA_DIR, dir.toString()), Map.of()));
+  }
+
+  private static JsonNode invoke(SgmRuntime sgm, String operation, JsonNode request) {
+    return sgm.service().invoke(Caller.embedded(), operation, request);
+  }
+
+  private static JsonNode searchByMeaning(SgmRuntime sgm) {
+    ObjectNode query = Json.object();
+    query.putObject("scope").put("project", "restart");
+    query.put("text", "which database do we use");
+    query.put("mode", "semantic");
+    return invoke(sgm, "retrieve", query);
+  }
+
+  private static long pending(SgmRuntime sgm) {
+    return invoke(sgm, "discover", Json.object())
+        .path("retrieval")
+        .path("index")
+        .path("pending_embeddings")
+        .asLong(-1);
+  }
+
+  @Test
+  void embeddingsMadeBeforeARestartStillRankByMeaning(@TempDir Path dir) throws Exception {
+    try (SgmRuntime sgm = open(dir)) {
+      for (String[] note : NOTES) {
+        ObjectNode record = Json.object();
+        record.put("id", note[0]);
+        record.put("type", "note");
+        record.putObject("scope").put("project", "restart");
+        record.put("content", note[1]);
+        record.putObject("provenance").put("agent", "test");
+        ObjectNode request = Json.object();
+        request.set("record", record);
+        invoke(sgm, "store", request);
+      }
+      long deadline = System.nanoTime() + 120_000_000_000L;
+      while (pending(sgm) != 0 && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+      assertEquals(0, pending(sgm), "every note is embedded before the restart");
+      // Several searches, so that the generation the index counts has moved past its start.
+      assertEquals("db", searchByMeaning(sgm).path("records").path(0).path("id").asText());
+    }
+    try (SgmRuntime sgm = open(dir)) {
+      JsonNode found = searchByMeaning(sgm);
+      assertEquals(0, pending(sgm), "nothing to embed again: " + found.path("retrieval"));
+      assertEquals(
+          "db", found.path("records").path(0).path("id").asText(), "ranked by meaning: " + found);
+      double best = found.path("scores").path(0).asDouble();
+      double last = found.path("scores").path(NOTES.size() - 1).asDouble();
+      assertTrue(
+          best > 0 && last > 0, "every note ranks by its embedding: " + found.path("scores"));
+    }
+  }
+}
