@@ -360,13 +360,15 @@ final class SearchFollower implements AutoCloseable {
       }
     }
     applied = Math.max(applied, batch.through());
-    boolean appliedVectors = applyEmbeddings();
+    boolean more = batch.changes().size() == BATCH;
+    // Text first: a store must be findable by text when it returns, while the contract lets
+    // semantic search lag. Embeddings wait while a backlog of changes is being applied.
+    boolean appliedVectors = !more && applyEmbeddings();
     if (!batch.changes().isEmpty() || appliedVectors) {
       unpublished = true;
       dirty = true;
     }
     vectorsUnpublished |= appliedVectors;
-    boolean more = batch.changes().size() == BATCH;
     boolean readers;
     synchronized (monitor) {
       readers = waitingReaders > 0;
