@@ -725,7 +725,7 @@ public abstract class StorageTck {
     Collections.sort(found);
     assertEquals(List.of(keys.get(1), keys.get(3)), found, "missing keys are left out");
     assertEquals(List.of(), storage.live(List.of()));
-    // As many keys as a search follower may ask at once after a large backlog of embeddings.
+    // However many keys it is asked at once (H2 refuses an array of more than 65,536 values).
     List<Long> many = new ArrayList<>();
     for (long k = 1; many.size() < 100_000; k++) {
       many.add(Long.MAX_VALUE - k); // no row has such a key
