@@ -170,7 +170,9 @@ final class LocalChannel {
   /**
    * One end of a connection, with buffers kept for its life: a message usually takes one read call
    * and one write call, which is most of what a fast call through the channel costs. The holder's
-   * end blocks; a client's end does not block in the kernel (see {@link #connect}).
+   * end blocks; a client's end does not block in the kernel (see {@link #connect}). One thread at a
+   * time uses an end, as a call does (write, then read): a client's end waits on one selector for
+   * one operation at a time.
    */
   static final class Framed implements java.io.Closeable {
     private static final int BUFFER = 64 * 1024;

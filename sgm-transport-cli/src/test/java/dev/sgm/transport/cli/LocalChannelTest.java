@@ -72,40 +72,32 @@ class LocalChannelTest {
     for (int i = 0; i < sizes.length; i++) {
       sent.add(message(i, sizes[i]));
     }
-    // The holder's end echoes what it reads while the client writes and reads: every end moves
-    // at once, as large messages need.
-    Thread echo =
+    // The holder's end reads every message, then answers with all of them, while the client
+    // writes them all and then reads. Each end is used by one thread at a time, as a call uses it:
+    // a client's end waits on one selector, for reading or for writing, not for both at once.
+    Thread holder =
         Thread.ofPlatform()
             .start(
                 () -> {
                   try {
-                    for (JsonNode received = holderEnd.read();
-                        received != null;
-                        received = holderEnd.read()) {
-                      holderEnd.write(received);
+                    List<JsonNode> received = new ArrayList<>();
+                    for (int i = 0; i < sent.size(); i++) {
+                      received.add(holderEnd.read());
                     }
-                  } catch (java.io.IOException e) {
-                    // The test closed the channel.
-                  }
-                });
-    Thread writer =
-        Thread.ofPlatform()
-            .start(
-                () -> {
-                  try {
-                    for (ObjectNode message : sent) {
-                      clientEnd.write(message);
+                    for (JsonNode message : received) {
+                      holderEnd.write(message);
                     }
                   } catch (java.io.IOException e) {
                     throw new java.io.UncheckedIOException(e);
                   }
                 });
     for (ObjectNode message : sent) {
+      clientEnd.write(message);
+    }
+    for (ObjectNode message : sent) {
       assertEquals(Json.write(message), Json.write(clientEnd.read()));
     }
-    writer.join();
-    clientEnd.close();
-    echo.join(5_000);
+    holder.join(5_000);
   }
 
   @Test
