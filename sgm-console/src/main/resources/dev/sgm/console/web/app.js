@@ -67,9 +67,12 @@ async function render() {
   const scopeText = routeScope(parts);
   sections(scopeText);
   follow(scopeText);
-  current = { onChange: null };
+  const mine = { onChange: null };
+  current = mine;
   const target = main();
-  const page = { element: target, params, set onChange(fn) { current.onChange = fn; } };
+  // "shown" is false once the person has gone to another page: a re-render a change scheduled
+  // must not draw this page over that one.
+  const page = { element: target, params, set onChange(fn) { mine.onChange = fn; }, get shown() { return current === mine; } };
   try {
     if (parts[0] === "scope" && scopeText) await recordsPage(page, parse(scopeText));
     else if (parts[0] === "record" && scopeText && parts[2]) await recordPage(page, parse(scopeText), parts[2]);

@@ -39,7 +39,7 @@ export async function collaborationPage(page, scope) {
   page.onChange = (event) => {
     if (!["task", "decision", "rule", "handoff"].includes(event.type)) return;
     clearTimeout(timer);
-    timer = setTimeout(() => collaborationPage(page, scope).catch(() => {}), 300);
+    timer = setTimeout(() => page.shown && collaborationPage(page, scope).catch(() => {}), 300);
   };
 }
 

@@ -153,6 +153,6 @@ export async function recordsPage(page, scope) {
     if (!covered || index !== 0) return;
     clearTimeout(timer);
     // A burst of writes repaints once; the first page is the one new records land on.
-    timer = setTimeout(() => show(0).catch(() => {}), 300);
+    timer = setTimeout(() => page.shown && show(0).catch(() => {}), 300);
   };
 }
