@@ -453,11 +453,14 @@ public final class SearchIndex implements AutoCloseable {
    * The records whose embedding ranks them: embedded by the query's generation, and within the
    * caller's clearance (an embedding is made of the content, which a record above it withholds).
    */
-  private static Query rankedByMeaning(SearchQuery q) {
+  private static Query rankedByMeaning(IndexReader reader, SearchQuery q) throws IOException {
+    // The generation is a filter only when the index holds embeddings newer than the query's (a
+    // later page, or an embedding published a moment ago): as a range it costs a pass over every
+    // embedded record's point, where the term costs a posting list.
     Query embedded =
-        q.vectorGeneration() == Long.MAX_VALUE
-            ? new TermQuery(new Term(HAS_VECTOR, "y"))
-            : atMost(VECTOR_GENERATION, q.vectorGeneration(), 0);
+        q.vectorGeneration() < maxPoint(reader, VECTOR_GENERATION)
+            ? atMost(VECTOR_GENERATION, q.vectorGeneration(), 0)
+            : new TermQuery(new Term(HAS_VECTOR, "y"));
     if (!q.restrictsLevels()) {
       return embedded;
     }
@@ -494,7 +497,7 @@ public final class SearchIndex implements AutoCloseable {
     Query waiting =
         new BooleanQuery.Builder()
             .add(filter, Occur.FILTER)
-            .add(rankedByMeaning(q), Occur.MUST_NOT)
+            .add(rankedByMeaning(searcher.getIndexReader(), q), Occur.MUST_NOT)
             .build();
     Sort newest = new Sort(new SortField(ROW, SortField.Type.LONG, true));
     TopFieldDocs top = searcher.search(waiting, new TopFieldCollectorManager(newest, count, 0));
@@ -551,22 +554,16 @@ public final class SearchIndex implements AutoCloseable {
     if (!hasVectors(searcher)) {
       return scores;
     }
-    // The vector search sees only records with an embedding; the generation matters only when
-    // the index holds embeddings newer than the query's (a later page, or an embedding published
-    // just now). Filtering by it costs a pass over every embedded record of each segment.
-    boolean newerEmbeddings =
-        q.vectorGeneration() != Long.MAX_VALUE
-            && q.vectorGeneration() < maxPoint(searcher.getIndexReader(), VECTOR_GENERATION);
+    // The vector search sees only records with an embedding: the filter needs what ranks them by
+    // meaning only when that is narrower (see rankedByMeaning).
     Query embedded = filter;
-    if (newerEmbeddings || q.restrictsLevels()) {
-      BooleanQuery.Builder ranked = new BooleanQuery.Builder().add(filter, Occur.FILTER);
-      if (newerEmbeddings) {
-        ranked.add(atMost(VECTOR_GENERATION, q.vectorGeneration(), 0), Occur.FILTER);
-      }
-      if (q.restrictsLevels()) {
-        ranked.add(atMost(LEVEL, q.clearance(), 0), Occur.FILTER);
-      }
-      embedded = ranked.build();
+    if (q.vectorGeneration() < maxPoint(searcher.getIndexReader(), VECTOR_GENERATION)
+        || q.restrictsLevels()) {
+      embedded =
+          new BooleanQuery.Builder()
+              .add(filter, Occur.FILTER)
+              .add(rankedByMeaning(searcher.getIndexReader(), q), Occur.FILTER)
+              .build();
     }
     TopDocs top = searcher.search(new KnnFloatVectorQuery(VECTOR, q.vector(), k, embedded), k);
     List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();

@@ -68,7 +68,7 @@ class SemanticRestartTest {
         Thread.sleep(100);
       }
       assertEquals(0, pending(sgm), "every note is embedded before the restart");
-      // Several searches, so that the generation the index counts has moved past its start.
+      // Ranked by meaning before the restart, as after it.
       assertEquals("db", searchByMeaning(sgm).path("records").path(0).path("id").asText());
     }
     try (SgmRuntime sgm = open(dir)) {

@@ -1053,10 +1053,6 @@ public abstract class SqlStorage implements Storage {
     Long[] keys = rowKeys.toArray(Long[]::new);
     try (SqlLease lease = lease()) {
       PreparedStatement ps = lease.cached(ROW_COLUMNS + " WHERE pk = ANY(?) AND deleted = FALSE");
-      if (keys.length <= LIVE_KEYS_PER_QUERY) {
-        bindRowKeys(lease.connection(), ps, 1, keys);
-        return readRows(ps);
-      }
       List<StoredRecord> rows = new ArrayList<>();
       for (int from = 0; from < keys.length; from += LIVE_KEYS_PER_QUERY) {
         int to = Math.min(keys.length, from + LIVE_KEYS_PER_QUERY);
