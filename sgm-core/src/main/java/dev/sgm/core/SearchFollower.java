@@ -48,7 +48,7 @@ final class SearchFollower implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(SearchFollower.class.getName());
 
   /** The index format this build writes; an index of another format is rebuilt. */
-  static final String FORMAT = "3";
+  static final String FORMAT = "4";
 
   private static final String FORMAT_KEY = "sgm.format";
   private static final String STORAGE_KEY = "sgm.storage";
@@ -251,6 +251,18 @@ final class SearchFollower implements AutoCloseable {
     }
     Files.createDirectories(directory);
     try {
+      // An index of another format may not even open with this build's settings (its segments'
+      // order, say), so its format is read first.
+      Map<String, String> committed = SearchIndex.committedData(directory);
+      if (!committed.isEmpty() && !FORMAT.equals(committed.get(FORMAT_KEY))) {
+        LOG.log(
+            System.Logger.Level.INFO,
+            "rebuilding the search index: it is of format "
+                + committed.get(FORMAT_KEY)
+                + ", this build writes "
+                + FORMAT);
+        clear(directory);
+      }
       index = SearchIndex.open(directory);
     } catch (IOException | RuntimeException e) {
       LOG.log(
@@ -265,8 +277,6 @@ final class SearchFollower implements AutoCloseable {
     String reason = null;
     if (data.isEmpty()) {
       reason = "there is none yet";
-    } else if (!FORMAT.equals(data.get(FORMAT_KEY))) {
-      reason = "it is of format " + data.get(FORMAT_KEY) + ", this build writes " + FORMAT;
     } else if (!storage.identity().equals(data.get(STORAGE_KEY))) {
       reason = "it was built from another store";
     } else if (embedder != null

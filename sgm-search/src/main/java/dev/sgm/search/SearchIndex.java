@@ -20,6 +20,7 @@ import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
@@ -27,6 +28,7 @@ import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.PointValues;
 import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause.Occur;
@@ -104,10 +106,18 @@ public final class SearchIndex implements AutoCloseable {
   private final IndexWriter writer;
   private final SearcherManager searchers;
 
+  /**
+   * Each segment keeps its documents newest row first, so that the many ties of a common word reach
+   * the ranking best first and can be skipped (see {@link TopRelevance}), and a sort by row key
+   * stops early.
+   */
+  private static final Sort SEGMENT_ORDER = new Sort(new SortField(ROW, SortField.Type.LONG, true));
+
   private SearchIndex(Directory directory, IndexWriterConfig.OpenMode mode) throws IOException {
     this.directory = directory;
     IndexWriterConfig config = new IndexWriterConfig(TextAnalysis.ANALYZER);
     config.setOpenMode(mode);
+    config.setIndexSort(SEGMENT_ORDER);
     config.setCommitOnClose(false);
     IndexWriter opened;
     try {
@@ -118,6 +128,20 @@ public final class SearchIndex implements AutoCloseable {
     }
     this.writer = opened;
     this.searchers = new SearcherManager(writer, new SearcherFactory());
+  }
+
+  /**
+   * What the last commit of the index in {@code dir} recorded (see {@link #commit}), read without
+   * opening it for writing, empty when there is none: an index written by another build may not
+   * open with this one's settings, and its recorded format says so first.
+   */
+  public static Map<String, String> committedData(Path dir) throws IOException {
+    try (Directory existing = FSDirectory.open(dir)) {
+      if (!DirectoryReader.indexExists(existing)) {
+        return Map.of();
+      }
+      return new HashMap<>(SegmentInfos.readLatestCommit(existing).getUserData());
+    }
   }
 
   /** Opens the index in {@code dir}, creating an empty one when there is none. */

@@ -14,6 +14,8 @@ import org.apache.lucene.search.CollectorManager;
 import org.apache.lucene.search.LeafCollector;
 import org.apache.lucene.search.Scorable;
 import org.apache.lucene.search.ScoreMode;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
 
 /**
  * The best hits of a ranked query in relevance order, score descending and then row key descending,
@@ -24,6 +26,11 @@ import org.apache.lucene.search.ScoreMode;
  * enter the page (ties included, since the row key may still place them), which lets the scorer
  * skip whole blocks of matches that cannot. Ranking a common word then costs about the page, not
  * the number of records that contain it.
+ *
+ * <p>In a segment sorted by row key descending (as {@link SearchIndex} sorts its segments), ties
+ * arrive best first: once one ranks below the worst hit kept, so does every later tie in that
+ * segment, and the scorer is told to skip them too. Without that, a word that gives many records
+ * the same score would have each of them scored and its row key read.
  */
 final class TopRelevance implements CollectorManager<TopRelevance.Top, List<TopRelevance.Hit>> {
   /** One hit: the row key of its record and its score. */
@@ -102,6 +109,7 @@ final class TopRelevance implements CollectorManager<TopRelevance.Top, List<TopR
     @Override
     public LeafCollector getLeafCollector(LeafReaderContext context) throws IOException {
       NumericDocValues rows = DocValues.getNumeric(context.reader(), rowField);
+      boolean newestFirst = sortedByRowDescending(context.reader().getMetaData().sort());
       return new LeafCollector() {
         private Scorable scorer;
         private float minCompetitive = Float.NEGATIVE_INFINITY;
@@ -116,7 +124,7 @@ final class TopRelevance implements CollectorManager<TopRelevance.Top, List<TopR
         @Override
         public void collect(int doc) throws IOException {
           float score = scorer.score();
-          if (queue.size() == size && score < queue.peek().score()) {
+          if (queue.size() == size && (score < queue.peek().score() || score < minCompetitive)) {
             return;
           }
           if (after != null && score > after.score()) {
@@ -128,16 +136,36 @@ final class TopRelevance implements CollectorManager<TopRelevance.Top, List<TopR
           long rowKey = rows.longValue();
           if (isAfterCursor(score, rowKey) && offer(queue, new Hit(rowKey, score))) {
             updateMinCompetitive();
+          } else if (newestFirst && queue.size() == size && rowKey < queue.peek().rowKey()) {
+            // Row keys only fall from here on in this segment, and the worst kept hit only rises:
+            // a later document must score above it to enter.
+            raiseMinCompetitive(Math.nextUp(queue.peek().score()));
           }
         }
 
         private void updateMinCompetitive() throws IOException {
-          if (queue.size() == size && queue.peek().score() > minCompetitive) {
-            minCompetitive = queue.peek().score();
-            scorer.setMinCompetitiveScore(minCompetitive);
+          if (queue.size() == size) {
+            raiseMinCompetitive(queue.peek().score());
+          }
+        }
+
+        private void raiseMinCompetitive(float score) throws IOException {
+          if (score > minCompetitive) {
+            minCompetitive = score;
+            scorer.setMinCompetitiveScore(score);
           }
         }
       };
+    }
+
+    private boolean sortedByRowDescending(Sort sort) {
+      if (sort == null || sort.getSort().length == 0) {
+        return false;
+      }
+      SortField first = sort.getSort()[0];
+      return first.getField().equals(rowField)
+          && first.getType() == SortField.Type.LONG
+          && first.getReverse();
     }
   }
 }

@@ -87,6 +87,56 @@ class TopRelevanceTest {
     }
   }
 
+  @Test
+  void inSegmentsSortedNewestRowFirstTiesBelowThePageAreSkipped() throws IOException {
+    try (ByteBuffersDirectory directory = new ByteBuffersDirectory()) {
+      SplittableRandom random = new SplittableRandom(11);
+      IndexWriterConfig config = new IndexWriterConfig(TextAnalysis.ANALYZER);
+      config.setIndexSort(new Sort(new SortField("row", SortField.Type.LONG, true)));
+      try (IndexWriter writer = new IndexWriter(directory, config)) {
+        for (int i = 0; i < DOCS; i++) {
+          // Most documents tie exactly; one in a hundred is longer and scores lower.
+          String text = i % 100 == 0 ? "release notes for this week" : "release notes";
+          Document doc = new Document();
+          doc.add(new TextField("text", text, Field.Store.NO));
+          // Rows rise as documents are added, as the store's row keys do: the order in which an
+          // unsorted segment would hand every tie to the queue.
+          doc.add(new NumericDocValuesField("row", 1_000L * i + random.nextInt(1_000)));
+          writer.addDocument(doc);
+          if (i % 3_000 == 0) {
+            writer.commit();
+          }
+        }
+      }
+      try (DirectoryReader reader = DirectoryReader.open(directory)) {
+        assertTrue(reader.leaves().size() > 1, "several segments");
+        IndexSearcher searcher = new IndexSearcher(reader);
+        Query query = new TermQuery(new Term("text", TextAnalysis.terms("release").get(0)));
+        List<TopRelevance.Hit> expected = fullSort(searcher, query);
+
+        AtomicLong collected = new AtomicLong();
+        List<TopRelevance.Hit> first =
+            searcher.search(query, counting(new TopRelevance("row", 10, null), collected));
+        assertEquals(expected.subList(0, 10), first);
+        assertTrue(
+            collected.get() < DOCS / 20,
+            "scored " + collected.get() + " of " + DOCS + " tied matches for a page of 10");
+
+        TopRelevance.Hit cursor = first.get(first.size() - 1);
+        for (int page = 1; page < 5; page++) {
+          List<TopRelevance.Hit> next = searcher.search(query, new TopRelevance("row", 10, cursor));
+          assertEquals(expected.subList(page * 10, page * 10 + 10), next, "page " + page);
+          cursor = next.get(next.size() - 1);
+        }
+        List<TopRelevance.Hit> deep = searcher.search(query, new TopRelevance("row", 500, null));
+        assertEquals(expected.subList(0, 500), deep);
+        List<TopRelevance.Hit> all =
+            searcher.search(query, new TopRelevance("row", DOCS - 50, null));
+        assertEquals(expected.subList(0, DOCS - 50), all);
+      }
+    }
+  }
+
   private static List<TopRelevance.Hit> fullSort(IndexSearcher searcher, Query query)
       throws IOException {
     Sort sort = new Sort(SortField.FIELD_SCORE, new SortField("row", SortField.Type.LONG, true));
