@@ -124,7 +124,8 @@ final class TopRelevance implements CollectorManager<TopRelevance.Top, List<TopR
         @Override
         public void collect(int doc) throws IOException {
           float score = scorer.score();
-          if (queue.size() == size && (score < queue.peek().score() || score < minCompetitive)) {
+          // Once the page is full, the bound is at least the worst kept hit's score.
+          if (queue.size() == size && score < minCompetitive) {
             return;
           }
           if (after != null && score > after.score()) {

@@ -69,20 +69,7 @@ class TopRelevanceTest {
         List<TopRelevance.Hit> expected = fullSort(searcher, query);
         assertEquals(DOCS, expected.size());
 
-        AtomicLong collected = new AtomicLong();
-        List<TopRelevance.Hit> first =
-            searcher.search(query, counting(new TopRelevance("row", 10, null), collected));
-        assertEquals(expected.subList(0, 10), first);
-        assertTrue(
-            collected.get() < DOCS / 4,
-            "scored " + collected.get() + " of " + DOCS + " matches for a page of 10");
-
-        TopRelevance.Hit cursor = first.get(first.size() - 1);
-        for (int page = 1; page < 5; page++) {
-          List<TopRelevance.Hit> next = searcher.search(query, new TopRelevance("row", 10, cursor));
-          assertEquals(expected.subList(page * 10, page * 10 + 10), next, "page " + page);
-          cursor = next.get(next.size() - 1);
-        }
+        assertPagesEqualTheFullSortScoringFewerThan(searcher, query, expected, DOCS / 4);
       }
     }
   }
@@ -114,26 +101,36 @@ class TopRelevanceTest {
         Query query = new TermQuery(new Term("text", TextAnalysis.terms("release").get(0)));
         List<TopRelevance.Hit> expected = fullSort(searcher, query);
 
-        AtomicLong collected = new AtomicLong();
-        List<TopRelevance.Hit> first =
-            searcher.search(query, counting(new TopRelevance("row", 10, null), collected));
-        assertEquals(expected.subList(0, 10), first);
-        assertTrue(
-            collected.get() < DOCS / 20,
-            "scored " + collected.get() + " of " + DOCS + " tied matches for a page of 10");
-
-        TopRelevance.Hit cursor = first.get(first.size() - 1);
-        for (int page = 1; page < 5; page++) {
-          List<TopRelevance.Hit> next = searcher.search(query, new TopRelevance("row", 10, cursor));
-          assertEquals(expected.subList(page * 10, page * 10 + 10), next, "page " + page);
-          cursor = next.get(next.size() - 1);
-        }
+        assertPagesEqualTheFullSortScoringFewerThan(searcher, query, expected, DOCS / 20);
         List<TopRelevance.Hit> deep = searcher.search(query, new TopRelevance("row", 500, null));
         assertEquals(expected.subList(0, 500), deep);
         List<TopRelevance.Hit> all =
             searcher.search(query, new TopRelevance("row", DOCS - 50, null));
         assertEquals(expected.subList(0, DOCS - 50), all);
       }
+    }
+  }
+
+  /**
+   * The first page of 10 equals the full sort's and scores fewer than {@code maxScored} matches;
+   * the four pages after it, by cursor, equal the full sort's too.
+   */
+  private static void assertPagesEqualTheFullSortScoringFewerThan(
+      IndexSearcher searcher, Query query, List<TopRelevance.Hit> expected, int maxScored)
+      throws IOException {
+    AtomicLong collected = new AtomicLong();
+    List<TopRelevance.Hit> first =
+        searcher.search(query, counting(new TopRelevance("row", 10, null), collected));
+    assertEquals(expected.subList(0, 10), first);
+    assertTrue(
+        collected.get() < maxScored,
+        "scored " + collected.get() + " of " + expected.size() + " matches for a page of 10");
+
+    TopRelevance.Hit cursor = first.get(first.size() - 1);
+    for (int page = 1; page < 5; page++) {
+      List<TopRelevance.Hit> next = searcher.search(query, new TopRelevance("row", 10, cursor));
+      assertEquals(expected.subList(page * 10, page * 10 + 10), next, "page " + page);
+      cursor = next.get(next.size() - 1);
     }
   }
 
