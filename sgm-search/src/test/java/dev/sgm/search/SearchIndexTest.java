@@ -290,6 +290,70 @@ class SearchIndexTest {
     }
   }
 
+  @Test
+  void aHybridSearchFusesTheTextAndTheMeaningRankingsOfItsScope() throws Exception {
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      String[] words = {"release", "pool", "release and release again", "lunch"};
+      for (int segment = 0; segment < 4; segment++) {
+        for (int i = 0; i < 40; i++) {
+          long row = segment * 40L + i;
+          String scope = row % 4 == 0 ? "p=b" : "p=a";
+          double angle = (row * 7919 % 160) * Math.PI / 320;
+          float[] vector = {(float) Math.cos(angle), (float) Math.sin(angle)};
+          String content = "note " + row + " " + words[(int) (row / 3 % words.length)];
+          index.put(leveled(row, scope, null, content, vector, 0));
+        }
+        index.refresh();
+      }
+      float[] east = {1f, 0f};
+      int depth = SearchIndex.HYBRID_DEPTH;
+      SearchResult text =
+          index.search(
+              SearchQuery.of("release", SearchQuery.Ranking.TEXT, depth)
+                  .scopes(Set.of("p=a"))
+                  .build());
+      SearchResult meaning =
+          index.search(
+              SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, depth)
+                  .scopes(Set.of("p=a"))
+                  .vector(east)
+                  .build());
+      assertTrue(text.hits().size() > 20 && text.hits().size() < depth, "some match the word");
+      assertEquals(depth, meaning.hits().size());
+      // Each list min-max normalised, half each; ties by row key, newest first.
+      java.util.Map<Long, Double> fused = new java.util.HashMap<>();
+      for (SearchResult part : List.of(text, meaning)) {
+        double min = part.hits().stream().mapToDouble(SearchResult.Hit::value).min().orElseThrow();
+        double max = part.hits().stream().mapToDouble(SearchResult.Hit::value).max().orElseThrow();
+        for (SearchResult.Hit hit : part.hits()) {
+          fused.merge(hit.rowKey(), 0.5 * (hit.value() - min) / (max - min), Double::sum);
+        }
+      }
+      List<Long> expected =
+          fused.entrySet().stream()
+              .sorted(
+                  java.util.Map.Entry.<Long, Double>comparingByValue()
+                      .thenComparing(java.util.Map.Entry.comparingByKey())
+                      .reversed())
+              .map(java.util.Map.Entry::getKey)
+              .limit(10)
+              .toList();
+      for (int run = 0; run < 20; run++) {
+        SearchResult hybrid =
+            index.search(
+                SearchQuery.of("release", SearchQuery.Ranking.HYBRID, 10)
+                    .scopes(Set.of("p=a"))
+                    .vector(east)
+                    .build());
+        assertEquals(expected, rows(hybrid), "run " + run);
+        for (SearchResult.Hit hit : hybrid.hits()) {
+          assertEquals(fused.get(hit.rowKey()), hit.value(), 1e-9, "row " + hit.rowKey());
+        }
+        assertEquals(120, hybrid.total(), "every record of the scope matches by meaning");
+      }
+    }
+  }
+
   private static IndexedRecord embedded(long row, float[] vector, long generation) {
     return new IndexedRecord(
         "p=a:" + row,
