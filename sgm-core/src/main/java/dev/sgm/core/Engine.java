@@ -525,13 +525,15 @@ final class Engine implements SgmService {
       mode = RetrieveQuery.Mode.TEXT;
     }
     Cursors.Relevance cursor = query.cursor() == null ? null : Cursors.decodeRelevance(query);
-    long mark = cursor != null ? cursor.mark() : storage.committedSequence();
-    search.awaitVisible(mark);
-    // In this order: the records waiting for an embedding once every write up to the mark is
-    // applied, then the generation, which includes every embedding that no longer waits. So "none
-    // waiting" means this search ranks every record by meaning.
-    int pending = mode == RetrieveQuery.Mode.TEXT ? 0 : search.pendingEmbeddings();
-    long generation = cursor != null ? cursor.vectorGeneration() : search.vectorGeneration();
+    // A first page on a storage that answers the committed sequence only in a round trip searches
+    // what the index shows now, then reads that sequence with the page's rows (see below).
+    // Otherwise the query waits first for the index to show every write committed before it.
+    boolean checkAfter = cursor == null && storage.committedSequenceCostsARoundTrip();
+    long mark = cursor != null ? cursor.mark() : checkAfter ? search.visible() : -1;
+    if (mark < 0) {
+      checkAfter = false;
+      mark = storage.committedSequence();
+    }
     // A model reads a few hundred words at most; a longer text would only cost time.
     String asked = query.text();
     boolean cut = hasText && asked.length() > MAX_EMBEDDED_QUERY_CHARS;
@@ -569,37 +571,62 @@ final class Engine implements SgmService {
           case CREATED_AT ->
               query.ascending() ? SearchQuery.Order.CREATED_ASC : SearchQuery.Order.CREATED_DESC;
         };
-    SearchResult result =
-        search.search(
-            new SearchQuery(
-                scopes,
-                pairs,
-                query.ids(),
-                query.types(),
-                query.tags(),
-                query.tagsMode() == RetrieveQuery.TagsMode.ANY,
-                fields,
-                micros(query.createdAfter()),
-                micros(query.createdBefore()),
-                micros(query.updatedAfter()),
-                mark,
-                generation,
-                query.text(),
-                SearchQuery.Ranking.valueOf(mode.name()),
-                vector,
-                order,
-                query.limit(),
-                cursor == null ? 0 : cursor.offset(),
-                cursor == null ? null : cursor.after(),
-                cursor == null ? null : cursor.frozen(),
-                within == null ? null : within.stream().map(Scope::canonicalPairs).toList(),
-                Authorization.seesAllLevels(caller)
-                    ? SearchQuery.ALL_LEVELS
-                    : caller.grants().clearance().ordinal(),
-                withheldFields));
+    SearchResult result;
+    List<StoredRecord> live;
+    int pending;
+    long generation;
+    while (true) {
+      search.awaitVisible(mark);
+      // In this order: the records waiting for an embedding once every write up to the mark is
+      // applied, then the generation, which includes every embedding that no longer waits. So
+      // "none waiting" means this search ranks every record by meaning.
+      pending = mode == RetrieveQuery.Mode.TEXT ? 0 : search.pendingEmbeddings();
+      generation = cursor != null ? cursor.vectorGeneration() : search.vectorGeneration();
+      result =
+          search.search(
+              new SearchQuery(
+                  scopes,
+                  pairs,
+                  query.ids(),
+                  query.types(),
+                  query.tags(),
+                  query.tagsMode() == RetrieveQuery.TagsMode.ANY,
+                  fields,
+                  micros(query.createdAfter()),
+                  micros(query.createdBefore()),
+                  micros(query.updatedAfter()),
+                  mark,
+                  generation,
+                  query.text(),
+                  SearchQuery.Ranking.valueOf(mode.name()),
+                  vector,
+                  order,
+                  query.limit(),
+                  cursor == null ? 0 : cursor.offset(),
+                  cursor == null ? null : cursor.after(),
+                  cursor == null ? null : cursor.frozen(),
+                  within == null ? null : within.stream().map(Scope::canonicalPairs).toList(),
+                  Authorization.seesAllLevels(caller)
+                      ? SearchQuery.ALL_LEVELS
+                      : caller.grants().clearance().ordinal(),
+                  withheldFields));
+      List<Long> keys = result.hits().stream().map(SearchResult.Hit::rowKey).toList();
+      if (!checkAfter) {
+        live = storage.live(keys);
+        break;
+      }
+      Storage.LiveRows checked = storage.liveAndCommitted(keys);
+      if (checked.committedSequence() <= mark) {
+        live = checked.rows(); // the index showed every write committed before the query
+        break;
+      }
+      // Something committed that the index did not show, perhaps before this query began: wait
+      // for the index to show it, and search again.
+      mark = checked.committedSequence();
+      checkAfter = false;
+    }
     Map<Long, StoredRecord> rows = new HashMap<>();
-    for (StoredRecord row :
-        storage.live(result.hits().stream().map(SearchResult.Hit::rowKey).toList())) {
+    for (StoredRecord row : live) {
       rows.put(row.rowKey(), row);
     }
     List<MemoryRecord> records = new ArrayList<>(result.hits().size());

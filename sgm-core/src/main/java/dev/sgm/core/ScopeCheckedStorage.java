@@ -144,6 +144,16 @@ final class ScopeCheckedStorage implements Storage {
   }
 
   @Override
+  public boolean committedSequenceCostsARoundTrip() {
+    return storage.committedSequenceCostsARoundTrip();
+  }
+
+  @Override
+  public LiveRows liveAndCommitted(Collection<Long> rowKeys) {
+    return storage.liveAndCommitted(rowKeys);
+  }
+
+  @Override
   public List<StoredRecord> scanLive(long afterRowKey, int limit) {
     return storage.scanLive(afterRowKey, limit);
   }

@@ -665,6 +665,15 @@ final class SearchFollower implements AutoCloseable {
   // ---- queries
 
   /**
+   * The sequence number through which searches started now see every change, or -1 while the index
+   * cannot answer (starting, rebuilding, failed).
+   */
+  long visible() {
+    long through = visible;
+    return state == State.READY ? through : -1;
+  }
+
+  /**
    * Waits until the index has applied every change through {@code seq}; fails with {@code
    * unavailable} while the index cannot answer.
    */

@@ -760,6 +760,42 @@ public abstract class StorageTck {
     assertEquals(doc(scope("s2"), "r2", 1, "c"), one.document());
   }
 
+  @Test
+  @DisplayName("liveAndCommitted reads the live rows with a committed sequence no older than it")
+  @Requirement(rule = "storage: live rows")
+  void live_withTheCommittedSequence() {
+    List<Long> keys = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      put(row(scope("w" + i), "r" + i, 1, "c"));
+      keys.add(storage.find(scope("w" + i), "r" + i).orElseThrow().rowKey());
+    }
+    long before = storage.committedSequence();
+    Storage.LiveRows read =
+        storage.liveAndCommitted(List.of(keys.get(2), keys.get(0), 999_999_999L));
+    assertTrue(
+        read.committedSequence() >= before,
+        "the sequence is read no earlier than the call: "
+            + read.committedSequence()
+            + " < "
+            + before);
+    Map<Long, StoredRecord> byKey = new HashMap<>();
+    read.rows().forEach(r -> byKey.put(r.rowKey(), r));
+    assertEquals(Set.of(keys.get(0), keys.get(2)), byKey.keySet(), "missing keys are left out");
+    assertEquals(doc(scope("w2"), "r2", 1, "c"), byKey.get(keys.get(2)).document());
+    assertEquals(scope("w0"), byKey.get(keys.get(0)).scope());
+    put(row(scope("w3"), "r3", 1, "c"));
+    long afterWrite = storage.committedSequence();
+    assertTrue(afterWrite > before, "a write moves the committed sequence");
+    Storage.LiveRows none = storage.liveAndCommitted(List.of());
+    assertEquals(List.of(), none.rows());
+    assertTrue(
+        none.committedSequence() >= afterWrite,
+        "with no row asked for, the sequence still includes the last write");
+    Storage.LiveRows missing = storage.liveAndCommitted(List.of(999_999_999L));
+    assertEquals(List.of(), missing.rows());
+    assertTrue(missing.committedSequence() >= afterWrite);
+  }
+
   // ---- queries -------------------------------------------------------------------------------
 
   @Test

@@ -289,6 +289,24 @@ class StorageTckCanFailTest {
     }
   }
 
+  /** Reads the committed sequence with the rows from the first time it was asked, never again. */
+  static class StaleSequenceWithRows extends BrokenSuite {
+    @Override
+    Storage broken(Storage real) {
+      return new Broken(real) {
+        private long first = -1;
+
+        @Override
+        public LiveRows liveAndCommitted(Collection<Long> rowKeys) {
+          if (first < 0) {
+            first = real.committedSequence();
+          }
+          return new LiveRows(real.live(rowKeys), first);
+        }
+      };
+    }
+  }
+
   /** Listeners are told before the commit, and for transactions that wrote nothing too. */
   static class EagerListeners extends BrokenSuite {
     @Override
@@ -419,6 +437,11 @@ class StorageTckCanFailTest {
   void aFailingShortUnitThatLeavesItsWritesIsCaught() {
     assertEquals(
         Set.of("concurrency_shortUnitsFailAloneAndLandInCommitOrder"), failed(SharedFate.class));
+  }
+
+  @Test
+  void aSequenceReadBeforeTheRowsAreAskedForIsCaught() {
+    assertEquals(Set.of("live_withTheCommittedSequence"), failed(StaleSequenceWithRows.class));
   }
 
   @Test

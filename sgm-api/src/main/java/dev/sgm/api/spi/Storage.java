@@ -79,6 +79,33 @@ public interface Storage extends AutoCloseable {
   /** The live rows with these row keys, in no particular order; missing or hidden ones left out. */
   List<StoredRecord> live(Collection<Long> rowKeys);
 
+  /**
+   * Whether {@link #committedSequence()} costs a round trip to another process (a database server).
+   * A search answered from derived state then asks for it together with the rows it answers with
+   * ({@link #liveAndCommitted}), after searching, instead of before.
+   */
+  default boolean committedSequenceCostsARoundTrip() {
+    return false;
+  }
+
+  /**
+   * The live rows with these row keys (as {@link #live}) and a {@link #committedSequence()} taken
+   * no earlier than this call began, in one round trip where the storage is a server: a search of
+   * derived state that began before this call checks with it that the state it searched missed
+   * nothing committed before the search.
+   */
+  default LiveRows liveAndCommitted(Collection<Long> rowKeys) {
+    List<StoredRecord> rows = live(rowKeys);
+    return new LiveRows(rows, committedSequence());
+  }
+
+  /** Live rows and a committed sequence read with them (see {@link #liveAndCommitted}). */
+  record LiveRows(List<StoredRecord> rows, long committedSequence) {
+    public LiveRows {
+      rows = List.copyOf(rows);
+    }
+  }
+
   /** Live rows in row-key order after {@code afterRowKey}, at most {@code limit}: for rebuilds. */
   List<StoredRecord> scanLive(long afterRowKey, int limit);
 

@@ -119,9 +119,17 @@ final class PostgresStorage extends SqlStorage {
     }
   }
 
+  /** The committed value of the write-sequence counter (see {@link #takeNumbers}). */
+  private static final String LAST_NUMBER = "SELECT last FROM write_sequence";
+
+  @Override
+  protected String committedSequenceQuery() {
+    return LAST_NUMBER;
+  }
+
   private static long lastNumber(Connection c) throws SQLException {
     try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT last FROM write_sequence")) {
+        ResultSet rs = s.executeQuery(LAST_NUMBER)) {
       rs.next();
       return rs.getLong(1);
     }

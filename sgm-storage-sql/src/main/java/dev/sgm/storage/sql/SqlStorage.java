@@ -915,9 +915,13 @@ public abstract class SqlStorage implements Storage {
     }
   }
 
-  private static final String ROW_COLUMNS =
-      "SELECT scope_key, id, type, version, created_us, updated_us, deleted, doc, pk, created_seq"
-          + " FROM records";
+  private static final String ROW_FIELDS =
+      "scope_key, id, type, version, created_us, updated_us, deleted, doc, pk, created_seq";
+
+  private static final String ROW_COLUMNS = "SELECT " + ROW_FIELDS + " FROM records";
+
+  /** {@link #ROW_FIELDS} of the table {@code records} joined as {@code r}. */
+  private static final String JOINED_ROW_FIELDS = ROW_FIELDS.replaceAll("(\\w+)", "r.$1");
 
   /** A row read from {@link #ROW_COLUMNS}' columns, starting at column {@code first}. */
   private static StoredRecord row(ResultSet rs, int first) throws SQLException {
@@ -1060,6 +1064,55 @@ public abstract class SqlStorage implements Storage {
         rows.addAll(readRows(ps));
       }
       return rows;
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
+  }
+
+  /**
+   * A query that reads the committed sequence in the database (one row, one column), or null where
+   * the sequence is not kept there: with it, {@link #liveAndCommitted} reads the rows and the
+   * sequence in one statement.
+   */
+  protected String committedSequenceQuery() {
+    return null;
+  }
+
+  @Override
+  public boolean committedSequenceCostsARoundTrip() {
+    return committedSequenceQuery() != null;
+  }
+
+  @Override
+  public LiveRows liveAndCommitted(Collection<Long> rowKeys) {
+    String sequence = committedSequenceQuery();
+    if (sequence == null || rowKeys.size() > LIVE_KEYS_PER_QUERY) {
+      return Storage.super.liveAndCommitted(rowKeys);
+    }
+    // The one row of the sequence, joined to the rows asked for: a row even when none is live.
+    String sql =
+        "SELECT s.last, "
+            + JOINED_ROW_FIELDS
+            + " FROM ("
+            + sequence
+            + ") s LEFT JOIN records r ON r.pk = ANY(?) AND r.deleted = FALSE";
+    try (SqlLease lease = lease()) {
+      PreparedStatement ps = lease.cached(sql);
+      bindRowKeys(lease.connection(), ps, 1, rowKeys.toArray(Long[]::new));
+      long committed = -1;
+      List<StoredRecord> rows = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          committed = rs.getLong(1);
+          if (rs.getString(2) != null) {
+            rows.add(row(rs, 2));
+          }
+        }
+      }
+      if (committed < 0) {
+        throw new SQLException("the committed sequence was not read: " + sequence);
+      }
+      return new LiveRows(rows, committed);
     } catch (SQLException e) {
       throw storageError(e);
     }
