@@ -529,8 +529,11 @@ final class Engine implements SgmService {
     // what the index shows now, then reads that sequence with the page's rows (see below).
     // Otherwise the query waits first for the index to show every write committed before it.
     boolean checkAfter = cursor == null && storage.committedSequenceCostsARoundTrip();
-    long mark = cursor != null ? cursor.mark() : checkAfter ? search.visible() : -1;
-    if (mark < 0) {
+    long mark =
+        cursor != null
+            ? cursor.mark()
+            : checkAfter ? search.visible() : storage.committedSequence();
+    if (checkAfter && mark < 0) {
       checkAfter = false;
       mark = storage.committedSequence();
     }

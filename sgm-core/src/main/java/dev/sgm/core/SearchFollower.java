@@ -122,6 +122,17 @@ final class SearchFollower implements AutoCloseable {
   private int waitingReaders;
 
   private boolean signalled;
+
+  /** How many commits this process has made (each is signalled once it has committed). */
+  private final java.util.concurrent.atomic.AtomicLong commitsMade =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /**
+   * {@link #commitsMade} as it was when the last step whose changes are all published began: while
+   * the two are equal, the index shows every commit this process has made.
+   */
+  private volatile long commitsShown;
+
   private volatile boolean closed;
   private boolean dirty;
   private long lastCommit = System.nanoTime();
@@ -198,6 +209,7 @@ final class SearchFollower implements AutoCloseable {
     storage.onCommit(
         () -> {
           lastForeground = System.nanoTime();
+          commitsMade.incrementAndGet();
           signal();
         });
     follower = Thread.ofPlatform().daemon().name("sgm-search-follower").start(this::follow);
@@ -360,6 +372,8 @@ final class SearchFollower implements AutoCloseable {
    * or a second has passed; true when more are waiting.
    */
   private boolean step() throws IOException {
+    // Read before the changes: every commit counted by then is among them or already applied.
+    long made = commitsMade.get();
     ChangeBatch batch = storage.changesAfter(applied, BATCH);
     for (Change change : batch.changes()) {
       StoredRecord row = change.current();
@@ -393,6 +407,9 @@ final class SearchFollower implements AutoCloseable {
       if (applied > visible) {
         publish(applied);
       }
+      if (!more) {
+        commitsShown = made;
+      }
     } else if ((readers && !more) || now - lastRefresh >= REFRESH_INTERVAL_NANOS) {
       index.refresh();
       lastRefresh = now;
@@ -405,6 +422,9 @@ final class SearchFollower implements AutoCloseable {
         applyingNow = 0;
       }
       publish(applied);
+      if (!more) {
+        commitsShown = made;
+      }
     }
     if (dirty && now - lastCommit > COMMIT_INTERVAL_NANOS) {
       // Records what is in the index, published or not: a restart catches up from there.
@@ -666,11 +686,13 @@ final class SearchFollower implements AutoCloseable {
 
   /**
    * The sequence number through which searches started now see every change, or -1 while the index
-   * cannot answer (starting, rebuilding, failed).
+   * cannot answer (starting, rebuilding, failed) or does not show yet a commit this process has
+   * made (a search through it would only have to be done again).
    */
   long visible() {
+    long shown = commitsShown;
     long through = visible;
-    return state == State.READY ? through : -1;
+    return state == State.READY && commitsMade.get() == shown ? through : -1;
   }
 
   /**

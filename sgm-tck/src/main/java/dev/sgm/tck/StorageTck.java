@@ -769,18 +769,38 @@ public abstract class StorageTck {
       put(row(scope("w" + i), "r" + i, 1, "c"));
       keys.add(storage.find(scope("w" + i), "r" + i).orElseThrow().rowKey());
     }
+    Scope hiddenScope = scope("w-hidden");
+    long micros = now();
+    put(
+        StoredRecord.toWrite(
+            hiddenScope,
+            "gone",
+            "note",
+            2,
+            micros,
+            micros,
+            true,
+            doc(hiddenScope, "gone", 2, "gone"),
+            RecordIndex.NONE),
+        new WriteLog(Change.Kind.DELETED, "alice", false));
+    long hidden = storage.find(hiddenScope, "gone").orElseThrow().rowKey();
     long before = storage.committedSequence();
     Storage.LiveRows read =
-        storage.liveAndCommitted(List.of(keys.get(2), keys.get(0), 999_999_999L));
+        storage.liveAndCommitted(List.of(keys.get(2), keys.get(0), hidden, 999_999_999L));
+    long after = storage.committedSequence();
     assertTrue(
-        read.committedSequence() >= before,
-        "the sequence is read no earlier than the call: "
+        read.committedSequence() >= before && read.committedSequence() <= after,
+        "the sequence is read during the call: "
             + read.committedSequence()
-            + " < "
-            + before);
+            + " not within ["
+            + before
+            + ", "
+            + after
+            + "]");
+    assertEquals(2, read.rows().size(), "each live row once; hidden and missing keys left out");
     Map<Long, StoredRecord> byKey = new HashMap<>();
     read.rows().forEach(r -> byKey.put(r.rowKey(), r));
-    assertEquals(Set.of(keys.get(0), keys.get(2)), byKey.keySet(), "missing keys are left out");
+    assertEquals(Set.of(keys.get(0), keys.get(2)), byKey.keySet());
     assertEquals(doc(scope("w2"), "r2", 1, "c"), byKey.get(keys.get(2)).document());
     assertEquals(scope("w0"), byKey.get(keys.get(0)).scope());
     put(row(scope("w3"), "r3", 1, "c"));
@@ -789,11 +809,14 @@ public abstract class StorageTck {
     Storage.LiveRows none = storage.liveAndCommitted(List.of());
     assertEquals(List.of(), none.rows());
     assertTrue(
-        none.committedSequence() >= afterWrite,
+        none.committedSequence() >= afterWrite
+            && none.committedSequence() <= storage.committedSequence(),
         "with no row asked for, the sequence still includes the last write");
-    Storage.LiveRows missing = storage.liveAndCommitted(List.of(999_999_999L));
-    assertEquals(List.of(), missing.rows());
-    assertTrue(missing.committedSequence() >= afterWrite);
+    Storage.LiveRows onlyHidden = storage.liveAndCommitted(List.of(hidden));
+    assertEquals(List.of(), onlyHidden.rows());
+    assertTrue(
+        onlyHidden.committedSequence() >= afterWrite
+            && onlyHidden.committedSequence() <= storage.committedSequence());
   }
 
   // ---- queries -------------------------------------------------------------------------------

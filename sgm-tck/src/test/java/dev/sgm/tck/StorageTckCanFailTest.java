@@ -307,6 +307,36 @@ class StorageTckCanFailTest {
     }
   }
 
+  /** Reads the rows with a sequence ahead of what has committed, which no index would reach. */
+  static class SequenceAhead extends BrokenSuite {
+    @Override
+    Storage broken(Storage real) {
+      return new Broken(real) {
+        @Override
+        public LiveRows liveAndCommitted(Collection<Long> rowKeys) {
+          return new LiveRows(real.live(rowKeys), real.committedSequence() + 1);
+        }
+      };
+    }
+  }
+
+  /** Reads one live row twice. */
+  static class SloppyRows extends BrokenSuite {
+    @Override
+    Storage broken(Storage real) {
+      return new Broken(real) {
+        @Override
+        public LiveRows liveAndCommitted(Collection<Long> rowKeys) {
+          List<StoredRecord> rows = new java.util.ArrayList<>(real.live(rowKeys));
+          if (!rows.isEmpty()) {
+            rows.add(rows.get(0));
+          }
+          return new LiveRows(rows, real.committedSequence());
+        }
+      };
+    }
+  }
+
   /** Listeners are told before the commit, and for transactions that wrote nothing too. */
   static class EagerListeners extends BrokenSuite {
     @Override
@@ -442,6 +472,16 @@ class StorageTckCanFailTest {
   @Test
   void aSequenceReadBeforeTheRowsAreAskedForIsCaught() {
     assertEquals(Set.of("live_withTheCommittedSequence"), failed(StaleSequenceWithRows.class));
+  }
+
+  @Test
+  void aSequenceAheadOfTheCommitsIsCaught() {
+    assertEquals(Set.of("live_withTheCommittedSequence"), failed(SequenceAhead.class));
+  }
+
+  @Test
+  void aRowReadTwiceIsCaught() {
+    assertEquals(Set.of("live_withTheCommittedSequence"), failed(SloppyRows.class));
   }
 
   @Test

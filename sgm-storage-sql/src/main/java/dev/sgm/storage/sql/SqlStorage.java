@@ -1091,11 +1091,11 @@ public abstract class SqlStorage implements Storage {
     }
     // The one row of the sequence, joined to the rows asked for: a row even when none is live.
     String sql =
-        "SELECT s.last, "
+        "SELECT s.committed, "
             + JOINED_ROW_FIELDS
             + " FROM ("
             + sequence
-            + ") s LEFT JOIN records r ON r.pk = ANY(?) AND r.deleted = FALSE";
+            + ") s(committed) LEFT JOIN records r ON r.pk = ANY(?) AND r.deleted = FALSE";
     try (SqlLease lease = lease()) {
       PreparedStatement ps = lease.cached(sql);
       bindRowKeys(lease.connection(), ps, 1, rowKeys.toArray(Long[]::new));
