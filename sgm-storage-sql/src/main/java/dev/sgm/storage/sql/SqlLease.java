@@ -3,8 +3,8 @@ package dev.sgm.storage.sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * A borrowed connection in auto-commit mode; closing the lease gives it back. Each storage lends
@@ -32,11 +32,12 @@ public interface SqlLease extends AutoCloseable {
 
   /**
    * A lease over a connection from a pool that keeps no statements of its own: what {@link #cached}
-   * prepares is closed with the lease, and closing it gives the connection back.
+   * prepares is kept for the lease (one statement per query however often it is asked for) and
+   * closed with it, and closing it gives the connection back.
    */
   static SqlLease of(Connection connection) {
     return new SqlLease() {
-      private final List<PreparedStatement> prepared = new ArrayList<>();
+      private final Map<String, PreparedStatement> prepared = new HashMap<>();
 
       @Override
       public Connection connection() {
@@ -45,15 +46,18 @@ public interface SqlLease extends AutoCloseable {
 
       @Override
       public PreparedStatement cached(String sql) throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql);
-        prepared.add(statement);
+        PreparedStatement statement = prepared.get(sql);
+        if (statement == null) {
+          statement = connection.prepareStatement(sql);
+          prepared.put(sql, statement);
+        }
         return statement;
       }
 
       @Override
       public void close() throws SQLException {
         try {
-          for (PreparedStatement statement : prepared) {
+          for (PreparedStatement statement : prepared.values()) {
             statement.close();
           }
         } finally {
