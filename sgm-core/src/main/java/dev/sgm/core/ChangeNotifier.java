@@ -30,6 +30,11 @@ import java.util.function.Consumer;
  * of events; when its consumer falls further behind, it drops its buffer and reads from the change
  * log instead, from its own cursor, so writers are never slowed and nothing is lost.
  *
+ * <p>A commit wakes the thread only while a watch is open: waking a thread costs a committer more
+ * than a tenth of a single store here, and the listeners ({@link #onEvent}) are not waiting on a
+ * caller, so with no watch they get the changes at the next timed read, within a second, in larger
+ * batches.
+ *
  * <p>Watches of one exact scope (the common case) are found by that scope, so a commit costs the
  * watches of other scopes nothing. A consumer that waits without a thread ({@link
  * ChangeStream#onReady}) is signalled once per batch read, after the batch is handed out and
@@ -39,7 +44,10 @@ final class ChangeNotifier implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(ChangeNotifier.class.getName());
   private static final int BATCH = 1000;
 
-  /** How often the log is read with no local commit: writes of other nodes are seen within it. */
+  /**
+   * How often the log is read with no local commit to wake for: writes of other nodes, and this
+   * node's while no watch is open, are seen within it.
+   */
   private static final long IDLE_POLL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private final Storage storage;
@@ -95,12 +103,22 @@ final class ChangeNotifier implements AutoCloseable {
     return open.get();
   }
 
-  /** Calls {@code listener} with every change event of every scope, on the notifier's thread. */
+  /**
+   * Calls {@code listener} with every change event of every scope, on the notifier's thread: at
+   * once while a watch is open, else within {@link #IDLE_POLL_NANOS}.
+   */
   void onEvent(Consumer<ChangeEvent> listener) {
     listeners.add(listener);
   }
 
+  /** After a local commit: wakes the thread while a watch is open, or always when asked. */
   private void signal() {
+    if (open.get() > 0) {
+      wake();
+    }
+  }
+
+  private void wake() {
     if (!woken.get() && !woken.getAndSet(true)) {
       LockSupport.unpark(thread);
     }
@@ -234,12 +252,16 @@ final class ChangeNotifier implements AutoCloseable {
       from = feed.decode(request.since(), "since");
       feed.checkRetained(from, "since");
     }
-    long start = from < 0 ? storage.committedSequence() : from;
-    Watch watch = new Watch(caller, request, start);
+    long committed = storage.committedSequence();
+    Watch watch = new Watch(caller, request, from < 0 ? committed : from);
     synchronized (delivery) {
       register(watch);
-      watch.catchUpTo = position;
+      // The thread may be behind the commits (no commit wakes it while no watch is open): what
+      // it has not handed out yet, the watch reads from the log itself, not through its buffer.
+      watch.catchUpTo = Math.max(position, committed);
     }
+    // Every commit from here on wakes the thread; this wakes it for those made before.
+    wake();
     return watch;
   }
 
@@ -302,6 +324,10 @@ final class ChangeNotifier implements AutoCloseable {
      */
     boolean offer(long seq, ChangeEvent event) {
       if (overflowed || closed) {
+        return false;
+      }
+      if (seq <= Math.max(delivered, catchUpTo)) {
+        // The watch reads this one from the log itself (see watch()): it would only take room.
         return false;
       }
       if (!queue.offer(new Entry(seq, event))) {

@@ -1,11 +1,13 @@
 package dev.sgm.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sgm.api.Caller;
 import dev.sgm.api.ChangeEvent;
+import dev.sgm.api.ChangeStream;
 import dev.sgm.api.ChangesRequest;
 import dev.sgm.api.ChangesResult;
 import dev.sgm.api.ErrorCode;
@@ -14,6 +16,8 @@ import dev.sgm.api.Scope;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.StoreRequest;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -44,6 +48,44 @@ class ChangeFeedTest {
       options.put(more[i], more[i + 1]);
     }
     return SgmRuntime.open(ConfigLoader.load(options, Map.of()));
+  }
+
+  /**
+   * No commit wakes the change log's follower while nothing watches, so a watch may open while the
+   * follower is behind: it must still see each of its events once, and not be told that it fell
+   * behind because the follower's backlog went through its small buffer.
+   */
+  @Test
+  void aWatchOpenedAfterUnwatchedCommitsGetsItsEventsOnceWithoutFallingBehind(@TempDir Path dir)
+      throws Exception {
+    try (SgmRuntime sgm = onDisk(dir, ConfigLoader.WATCH_BUFFER, "4")) {
+      String start = sgm.service().changes(CALLER, ChangesRequest.of(SCOPE)).next();
+      List<String> expected = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        sgm.service().store(CALLER, note("unwatched-" + i));
+        expected.add("unwatched-" + i);
+      }
+      try (ChangeStream fromNow = sgm.service().watch(CALLER, ChangesRequest.of(SCOPE));
+          ChangeStream fromStart =
+              sgm.service().watch(CALLER, ChangesRequest.of(SCOPE).since(start))) {
+        sgm.service().store(CALLER, note("watched"));
+        expected.add("watched");
+        assertEquals(List.of("watched"), pollUntil(fromNow, "watched"));
+        assertEquals(expected, pollUntil(fromStart, "watched"));
+      }
+    }
+  }
+
+  /** The ids a watch hands out up to and including {@code last}; none may say it fell behind. */
+  private static List<String> pollUntil(ChangeStream stream, String last) throws Exception {
+    List<String> seen = new ArrayList<>();
+    while (!seen.contains(last)) {
+      ChangeStream.Batch batch = stream.poll(Duration.ofSeconds(5));
+      assertFalse(batch.fellBehind(), "told it fell behind after " + seen);
+      assertFalse(batch.events().isEmpty(), "nothing within 5 s after " + seen);
+      batch.events().forEach(event -> seen.add(event.id()));
+    }
+    return seen;
   }
 
   @Test

@@ -36,9 +36,9 @@ public interface ProfileContext {
   RetrieveResult retrieveAmong(List<MemoryRecord> candidates, RetrieveQuery query);
 
   /**
-   * Calls {@code listener} with every committed change of every scope (this node's and, within a
-   * second, other nodes'), in commit order, on one shared thread: it must return quickly and hand
-   * any real work to a thread of its own.
+   * Calls {@code listener} with every committed change of every scope, in commit order, within a
+   * second of its commit (this node's at once while anyone watches the change feed), on one shared
+   * thread: it must return quickly and hand any real work to a thread of its own.
    */
   default void onChange(Consumer<ChangeEvent> listener) {}
 
