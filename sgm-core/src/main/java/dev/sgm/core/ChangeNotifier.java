@@ -111,7 +111,7 @@ final class ChangeNotifier implements AutoCloseable {
     listeners.add(listener);
   }
 
-  /** After a local commit: wakes the thread while a watch is open, or always when asked. */
+  /** After a local commit: wakes the thread while a watch is open ({@link #wake} always does). */
   private void signal() {
     if (open.get() > 0) {
       wake();
