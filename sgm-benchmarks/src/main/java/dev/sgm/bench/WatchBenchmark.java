@@ -31,8 +31,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * the client's read of the event returns. The watchers are read by one selector thread ({@link
  * SseClients}); {@code -Dsgm.bench.client=threads} reads them with a virtual thread each, as
  * before, to show what that costs on two cores. Throughput alternates rounds with and without the
- * idle watchers (none, idle, idle, none, ...), since the store's rate drifts as the data grows and
- * a single before and after would put that drift into the ratio.
+ * idle watchers (none, idle, idle, none, ... over an even number of rounds a side), since the
+ * store's rate drifts as the data grows and a single before and after would put that drift into the
+ * ratio.
  *
  * <p>Run: {@code ./sgm-benchmarks/run-watch} ({@code -Dsgm.bench.watchers}, {@code
  * -Dsgm.bench.events}, {@code -Dsgm.bench.seconds} per round, {@code -Dsgm.bench.rounds}).
@@ -46,7 +47,11 @@ public final class WatchBenchmark {
     int watchers = Integer.getInteger("sgm.bench.watchers", 1000);
     int events = Integer.getInteger("sgm.bench.events", 300);
     int seconds = Integer.getInteger("sgm.bench.seconds", 6);
-    int rounds = Integer.getInteger("sgm.bench.rounds", 3);
+    // Per side; even, so that the order none, idle, idle, none, ... ends on a whole none, idle,
+    // idle,
+    // none and a steady drift weighs on both sides alike (an odd count puts the idle rounds later).
+    int rounds = Integer.getInteger("sgm.bench.rounds", 4);
+    rounds += rounds % 2;
     boolean selector = !"threads".equals(System.getProperty("sgm.bench.client", "selector"));
     try (ScratchDirectory scratch = ScratchDirectory.create("sgm-watch-bench")) {
       Map<String, String> options =
