@@ -3,6 +3,7 @@ package dev.sgm.api;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
+import java.time.YearMonth;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
@@ -105,7 +106,7 @@ public final class Timestamps {
         || month < 1
         || month > 12
         || day < 1
-        || day > java.time.YearMonth.of(year, month).lengthOfMonth()
+        || day > YearMonth.of(year, month).lengthOfMonth()
         || hour < 0
         || hour > 23
         || minute < 0

@@ -47,9 +47,8 @@ public final class WatchBenchmark {
     int watchers = Integer.getInteger("sgm.bench.watchers", 1000);
     int events = Integer.getInteger("sgm.bench.events", 300);
     int seconds = Integer.getInteger("sgm.bench.seconds", 6);
-    // Per side; even, so that the order none, idle, idle, none, ... ends on a whole none, idle,
-    // idle,
-    // none and a steady drift weighs on both sides alike (an odd count puts the idle rounds later).
+    // Per side, and even: the order then ends on a whole "none, idle, idle, none", so a steady
+    // drift weighs on both sides alike (an odd count puts the idle rounds later on average).
     int rounds = Integer.getInteger("sgm.bench.rounds", 4);
     rounds += rounds % 2;
     boolean selector = !"threads".equals(System.getProperty("sgm.bench.client", "selector"));
