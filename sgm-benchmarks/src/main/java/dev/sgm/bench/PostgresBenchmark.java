@@ -8,6 +8,7 @@ import dev.sgm.api.Json;
 import dev.sgm.api.spi.EmbedderProvider;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;
+import dev.sgm.transport.grpc.SgmGrpcClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,6 +41,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *       each) against one node, with the machine's CPU use and the database server's share of it,
  *       which say whether the database (or the machine) is the bottleneck. Target: at least 1.6x
  *       where the database is not the bottleneck.
+ *   <li>{@code nodes-capped}: the same over gRPC with each node a process of its own whose CPU a
+ *       cgroup caps ({@code -Dsgm.bench.node-cores}, 0.5 by default; {@code CappedNode}): a node
+ *       per machine, played on one machine, so that a second node brings CPU of its own while the
+ *       database and the callers keep the rest. Needs {@code -Dsgm.bench.sgm} (the distribution's
+ *       {@code bin/sgm}, which the script passes) and a writable cgroup cpu controller; the nodes
+ *       first warm up for {@code -Dsgm.bench.warm-up} seconds (180). Each round also says what the
+ *       database's busy sessions were waiting for ({@code PgWaits}).
  *   <li>{@code retrieve N}: retrieve p50 with N records seeded, on PostgreSQL and on the embedded
  *       H2 store: a tag-filtered retrieve (answered by the storage's indexes) and a full-text one
  *       (the node's search index, then the rows from storage). Target: within 2x of H2's.
@@ -80,6 +88,7 @@ public final class PostgresBenchmark {
       switch (parts.get(i)) {
         case "identity" -> identity(url, seconds);
         case "nodes" -> nodes(url, seconds);
+        case "nodes-capped" -> nodesCapped(url, seconds);
         case "retrieve" -> retrieve(url, Integer.parseInt(parts.get(++i).replace("_", "")));
         default -> throw new IllegalArgumentException("unknown part " + parts.get(i));
       }
@@ -391,6 +400,90 @@ public final class PostgresBenchmark {
           "  (both nodes run in this JVM on this machine, beside the database server: on a"
               + " machine whose CPUs are busy with one node, a second node has nothing to run on)");
     }
+  }
+
+  // ---- nodes-capped: the same with each node a process capped at a share of a core ------------
+
+  private static void nodesCapped(String url, int seconds) throws Exception {
+    System.out.println();
+    double cores = Double.parseDouble(System.getProperty("sgm.bench.node-cores", "0.5"));
+    System.out.printf(
+        Locale.ROOT,
+        "store throughput at 32 callers over gRPC: two nodes on one database vs one node, each"
+            + " node a process capped at %.2f of a core by a cgroup (a node on a machine of its"
+            + " own; the database and the callers share the rest)%n",
+        cores);
+    String sgm = System.getProperty("sgm.bench.sgm");
+    String unavailable =
+        sgm == null ? "-Dsgm.bench.sgm names no bin/sgm to start" : CappedNode.unavailable();
+    if (unavailable != null) {
+      System.out.println("  skipped: " + unavailable);
+      return;
+    }
+    String db = newDatabase(url, "bench_capped");
+    try (ScratchDirectory scratch = ScratchDirectory.create("sgm-pg-capped");
+        CappedNode a = new CappedNode(sgm, scratch.path().resolve("a"), db, USER, PASSWORD, cores);
+        CappedNode b = new CappedNode(sgm, scratch.path().resolve("b"), db, USER, PASSWORD, cores);
+        SgmGrpcClient toA = new SgmGrpcClient(a.grpcTarget());
+        SgmGrpcClient toB = new SgmGrpcClient(b.grpcTarget())) {
+      AtomicLong sequence = new AtomicLong();
+      Callers.Call one = n -> toA.call("store", loadRecord("one", n));
+      Callers.Call both = n -> (n % 2 == 0 ? toA : toB).call("store", loadRecord("two", n));
+      // Both nodes compile their store path under the cap: at half a core, after 30 s of this a
+      // node still stored a third as fast as it did after three minutes.
+      int warmUp = Integer.getInteger("sgm.bench.warm-up", 180);
+      Callers.run(Thread.ofPlatform(), both, 32, warmUp, sequence, null);
+      // one, two, two, one: the store rate drifts as the tables grow, and this order cancels it.
+      double[] rates = new double[2];
+      for (int round = 0; round < 4; round++) {
+        boolean twoNodes = round == 1 || round == 2;
+        Cpu before = Cpu.now();
+        long aBefore = a.cpuTicks();
+        long bBefore = b.cpuTicks();
+        Callers.Load load;
+        String waits;
+        try (PgWaits sessions = new PgWaits(db, USER, PASSWORD)) {
+          load = Callers.load(twoNodes ? both : one, 32, seconds, sequence);
+          waits = sessions.summary();
+        }
+        Cpu after = Cpu.now();
+        double wall = (after.wallNanos() - before.wallNanos()) / 1e9;
+        rates[twoNodes ? 1 : 0] += load.callsPerSecond() / 2;
+        System.out.printf(
+            Locale.ROOT,
+            "  %-9s %8.0f stores/s  p50 %.2f ms  p99 %.2f ms   node a %.2f cores, node b %.2f;"
+                + " %s%n",
+            twoNodes ? "two nodes" : "one node",
+            load.callsPerSecond(),
+            load.p50Millis(),
+            load.p99Millis(),
+            (a.cpuTicks() - aBefore) / 100.0 / wall,
+            (b.cpuTicks() - bBefore) / 100.0 / wall,
+            after.since(before).replace("this JVM", "callers"));
+        System.out.println("            in the database: " + waits);
+      }
+      System.out.printf(
+          Locale.ROOT,
+          "  two nodes / one node: %.2fx (target >= 1.6x where the database is not the"
+              + " bottleneck)%n",
+          rates[1] / rates[0]);
+    }
+  }
+
+  /** A new note for the load: the shape of the transports' benchmark records. */
+  private static ObjectNode loadRecord(String run, long n) {
+    ObjectNode request = Json.object();
+    request.set(
+        "record",
+        Json.parse(
+            "{\"id\":\"p"
+                + run
+                + "-"
+                + n
+                + "\",\"type\":\"note\",\"scope\":{\"project\":\"load\"},"
+                + "\"content\":\"a record written under load\",\"tags\":[\"bench\"],"
+                + "\"provenance\":{\"agent\":\"bench\"}}"));
+    return request;
   }
 
   /** CPU time of the whole machine, of the database server's processes, and of this JVM. */
