@@ -164,6 +164,84 @@ final class PostgresStorage extends SqlStorage {
     }
   }
 
+  /**
+   * Takes the numbers and writes every log in one statement: from the counter's update to the
+   * commit its row stays locked, and every node's committers queue for it, so each round trip made
+   * while it is held (one for the numbers and one per log, before) delays them all. A record
+   * written twice in one commit gets the later write's number, as written in turn.
+   */
+  private static final String NUMBER_AND_LOG =
+      "WITH n AS (UPDATE write_sequence SET last = last + ? RETURNING last - ? + 1 AS first),"
+          + " w AS (SELECT t.*, t.ord - 1 AS k FROM unnest(?::bigint[], ?::boolean[], ?::text[],"
+          + " ?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::bigint[], ?::boolean[],"
+          + " ?::boolean[], ?::text[]) WITH ORDINALITY AS t(pk, created, scope_key, id, kind, type,"
+          + " version, agent, at_us, keep, deleted, doc, ord)),"
+          + " r AS (UPDATE records SET seq = n.first + l.last_k, created_seq = CASE WHEN"
+          + " l.created_k IS NULL THEN records.created_seq ELSE n.first + l.created_k END"
+          + " FROM n, (SELECT pk, max(k) AS last_k, max(k) FILTER (WHERE created) AS created_k"
+          + " FROM w WHERE pk IS NOT NULL GROUP BY pk) l WHERE records.pk = l.pk),"
+          + " c AS (INSERT INTO changes(seq, scope_key, id, kind, type, version, agent, at_us)"
+          + " SELECT n.first + w.k, w.scope_key, w.id, w.kind, w.type, w.version, w.agent,"
+          + " w.at_us FROM n, w),"
+          + " v AS (INSERT INTO record_versions(scope_key, id, seq, version, written_us, writer,"
+          + " deleted, doc) SELECT w.scope_key, w.id, n.first + w.k, w.version, w.at_us, w.agent,"
+          + " w.deleted, w.doc FROM n, w WHERE w.keep)"
+          + " SELECT first FROM n";
+
+  @Override
+  protected Numbers numberAndLog(Connection connection, List<LoggedWrite> writes)
+      throws SQLException {
+    int count = writes.size();
+    Long[] pk = new Long[count];
+    Boolean[] created = new Boolean[count];
+    String[] scope = new String[count];
+    String[] id = new String[count];
+    String[] kind = new String[count];
+    String[] type = new String[count];
+    Long[] version = new Long[count];
+    String[] agent = new String[count];
+    Long[] at = new Long[count];
+    Boolean[] keep = new Boolean[count];
+    Boolean[] deleted = new Boolean[count];
+    String[] doc = new String[count];
+    for (int i = 0; i < count; i++) {
+      LoggedWrite write = writes.get(i);
+      pk[i] = write.pk();
+      created[i] = write.created();
+      scope[i] = write.scope().canonical();
+      id[i] = write.id();
+      kind[i] = write.log().kind().wireName();
+      type[i] = write.type();
+      version[i] = write.version();
+      agent[i] = write.log().writer();
+      at[i] = write.micros();
+      keep[i] = write.log().keepVersion();
+      deleted[i] = write.deleted();
+      doc[i] = write.log().keepVersion() ? write.document() : null;
+    }
+    try (PreparedStatement ps = connection.prepareStatement(NUMBER_AND_LOG)) {
+      ps.setInt(1, count);
+      ps.setInt(2, count);
+      int p = 3;
+      ps.setArray(p++, connection.createArrayOf("bigint", pk));
+      ps.setArray(p++, connection.createArrayOf("boolean", created));
+      ps.setArray(p++, connection.createArrayOf("text", scope));
+      ps.setArray(p++, connection.createArrayOf("text", id));
+      ps.setArray(p++, connection.createArrayOf("text", kind));
+      ps.setArray(p++, connection.createArrayOf("text", type));
+      ps.setArray(p++, connection.createArrayOf("bigint", version));
+      ps.setArray(p++, connection.createArrayOf("text", agent));
+      ps.setArray(p++, connection.createArrayOf("bigint", at));
+      ps.setArray(p++, connection.createArrayOf("boolean", keep));
+      ps.setArray(p++, connection.createArrayOf("boolean", deleted));
+      ps.setArray(p, connection.createArrayOf("text", doc));
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return settledNumbers(rs.getLong(1));
+      }
+    }
+  }
+
   @Override
   protected long queryMark(Connection connection) throws SQLException {
     return lastNumber(connection);

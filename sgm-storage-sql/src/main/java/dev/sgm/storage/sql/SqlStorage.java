@@ -121,10 +121,27 @@ public abstract class SqlStorage implements Storage {
       connection.commit();
       return null;
     }
+    Numbers numbers = numberAndLog(connection, writes);
+    try {
+      connection.commit();
+      return numbers;
+    } catch (SQLException | RuntimeException | Error e) {
+      numbers.settle();
+      throw e;
+    }
+  }
+
+  /**
+   * Numbers {@code writes} in commit order ({@link #takeNumbers}) and writes what their logs say
+   * (the rows' {@code seq} and {@code created_seq}, the change log, the version log), as the
+   * transaction's last step before its commit. A subclass whose numbers are held locked until the
+   * commit may do it in fewer round trips; on failure the numbers are settled before this throws.
+   */
+  protected Numbers numberAndLog(Connection connection, List<LoggedWrite> writes)
+      throws SQLException {
     Numbers numbers = takeNumbers(connection, writes.size());
     try {
       writeLogs(connection, writes, numbers.first());
-      connection.commit();
       return numbers;
     } catch (SQLException | RuntimeException | Error e) {
       numbers.settle();
@@ -816,7 +833,7 @@ public abstract class SqlStorage implements Storage {
    * @param created whether the write created the row (or brought it back from deletion), so that
    *     the row's {@code created_seq} is this write's number
    */
-  private record LoggedWrite(
+  protected record LoggedWrite(
       Scope scope,
       String id,
       String type,
