@@ -133,20 +133,30 @@ final class H2Storage extends SqlStorage {
     return connections.lease();
   }
 
+  /** Numbers from this process's commit sequence, then the logs a statement each. */
   @Override
-  protected Numbers takeNumbers(Connection connection, int count) {
-    CommitSequence.Range range = sequence.take(count);
-    return new Numbers() {
-      @Override
-      public long first() {
-        return range.first();
-      }
+  protected Numbers numberAndLog(Connection connection, List<LoggedWrite> writes)
+      throws SQLException {
+    CommitSequence.Range range = sequence.take(writes.size());
+    Numbers numbers =
+        new Numbers() {
+          @Override
+          public long first() {
+            return range.first();
+          }
 
-      @Override
-      public void settle() {
-        sequence.settle(range);
-      }
-    };
+          @Override
+          public void settle() {
+            sequence.settle(range);
+          }
+        };
+    try {
+      writeLogs(connection, writes, range.first());
+      return numbers;
+    } catch (SQLException | RuntimeException | Error e) {
+      numbers.settle();
+      throw e;
+    }
   }
 
   @Override

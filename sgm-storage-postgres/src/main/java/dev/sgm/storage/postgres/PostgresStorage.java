@@ -119,7 +119,7 @@ final class PostgresStorage extends SqlStorage {
     }
   }
 
-  /** The committed value of the write-sequence counter (see {@link #takeNumbers}). */
+  /** The committed value of the write-sequence counter (see {@link #numberAndLog}). */
   private static final String LAST_NUMBER = "SELECT last FROM write_sequence";
 
   @Override
@@ -146,29 +146,12 @@ final class PostgresStorage extends SqlStorage {
   }
 
   /**
-   * Takes {@code count} numbers from the shared counter; the row lock this takes is held until the
-   * transaction ends, so the next taker commits after this one. Settled by the commit itself: the
-   * counter's committed value is what followers read.
-   */
-  @Override
-  protected Numbers takeNumbers(Connection connection, int count) throws SQLException {
-    try (PreparedStatement ps =
-        connection.prepareStatement(
-            "UPDATE write_sequence SET last = last + ? RETURNING last - ? + 1")) {
-      ps.setInt(1, count);
-      ps.setInt(2, count);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return settledNumbers(rs.getLong(1));
-      }
-    }
-  }
-
-  /**
-   * Takes the numbers and writes every log in one statement: from the counter's update to the
-   * commit its row stays locked, and every node's committers queue for it, so each round trip made
-   * while it is held (one for the numbers and one per log, before) delays them all. A record
-   * written twice in one commit gets the later write's number, as written in turn.
+   * Takes the numbers from the shared counter and writes every log in one statement. The counter
+   * row's lock is held until the transaction ends, so the next taker commits after this one, and
+   * the counter's committed value is what followers read (the commit itself settles the numbers).
+   * Every node's committers queue for that lock, so each round trip made while it is held (one for
+   * the numbers and one per log, before) delays them all. A record written twice in one commit gets
+   * the later write's number, as written in turn.
    */
   private static final String NUMBER_AND_LOG =
       "WITH n AS (UPDATE write_sequence SET last = last + ? RETURNING last - ? + 1 AS first),"

@@ -46,8 +46,8 @@ import java.util.function.Function;
  * writes are numbered and logged as it is about to commit, so the sequence is in commit order.
  *
  * <p>A subclass says how connections are lent ({@link #lease()}), how numbers are handed out in
- * commit order ({@link #takeNumbers}), and what its SQL does differently: upserts, whether a row
- * read for update stays locked, which failures are conflicts.
+ * commit order and the logs written with them ({@link #numberAndLog}), and what its SQL does
+ * differently: upserts, whether a row read for update stays locked, which failures are conflicts.
  */
 public abstract class SqlStorage implements Storage {
   private static final int MAX_ATTEMPTS = 20;
@@ -90,10 +90,13 @@ public abstract class SqlStorage implements Storage {
   protected abstract SqlLease lease() throws SQLException;
 
   /**
-   * Numbers for a committing transaction's {@code count} writes, taken on its connection as its
-   * last step before the commit, so that they are in commit order.
+   * Numbers a committing transaction's {@code writes}, on its connection as its last step before
+   * the commit so that they are in commit order, and writes what their logs say (the rows' {@code
+   * seq} and {@code created_seq}, the change log, the version log; {@link #writeLogs} does that
+   * part); on failure the numbers are settled before this throws.
    */
-  protected abstract Numbers takeNumbers(Connection connection, int count) throws SQLException;
+  protected abstract Numbers numberAndLog(Connection connection, List<LoggedWrite> writes)
+      throws SQLException;
 
   /** The numbers a transaction's writes get as it commits. */
   protected interface Numbers {
@@ -105,9 +108,8 @@ public abstract class SqlStorage implements Storage {
   }
 
   /**
-   * Commits the transaction of {@code txs}: numbers their writes in commit order ({@link
-   * #takeNumbers}), writes their sequence numbers and logs (the rows' {@code seq} and {@code
-   * created_seq}, the change log, the version log) and commits, as its last step.
+   * Commits the transaction of {@code txs}: numbers their writes in commit order and writes their
+   * logs ({@link #numberAndLog}), then commits, as its last step.
    *
    * @return the numbers the writes got, or null when there were none; the caller hands them to
    *     {@link #publish} (on failure this method has settled them itself)
@@ -124,24 +126,6 @@ public abstract class SqlStorage implements Storage {
     Numbers numbers = numberAndLog(connection, writes);
     try {
       connection.commit();
-      return numbers;
-    } catch (SQLException | RuntimeException | Error e) {
-      numbers.settle();
-      throw e;
-    }
-  }
-
-  /**
-   * Numbers {@code writes} in commit order ({@link #takeNumbers}) and writes what their logs say
-   * (the rows' {@code seq} and {@code created_seq}, the change log, the version log), as the
-   * transaction's last step before its commit. A subclass whose numbers are held locked until the
-   * commit may do it in fewer round trips; on failure the numbers are settled before this throws.
-   */
-  protected Numbers numberAndLog(Connection connection, List<LoggedWrite> writes)
-      throws SQLException {
-    Numbers numbers = takeNumbers(connection, writes.size());
-    try {
-      writeLogs(connection, writes, numbers.first());
       return numbers;
     } catch (SQLException | RuntimeException | Error e) {
       numbers.settle();
@@ -765,9 +749,9 @@ public abstract class SqlStorage implements Storage {
 
   /**
    * Gives a transaction's writes their sequence numbers, from {@code first} on in the order they
-   * were made, and writes what their logs say: called as the transaction is about to commit.
+   * were made, and writes what their logs say, a statement a log: for {@link #numberAndLog}.
    */
-  private static void writeLogs(Connection connection, List<LoggedWrite> logged, long first)
+  protected static void writeLogs(Connection connection, List<LoggedWrite> logged, long first)
       throws SQLException {
     try (PreparedStatement rows =
             connection.prepareStatement(
