@@ -1,6 +1,7 @@
 package dev.sgm.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
 import dev.sgm.api.Caller;
 import dev.sgm.api.Json;
@@ -133,19 +134,19 @@ final class Callers {
 
   /** A store of a new record shaped like the transports' benchmark records, in process. */
   static Call inProcessStore(SgmRuntime sgm, String run) {
-    return n ->
-        sgm.service()
-            .store(
-                Caller.embedded(),
-                StoreRequest.of(
-                    Json.parseObject(
-                        "{\"id\":\"p"
-                            + run
-                            + "-"
-                            + n
-                            + "\",\"type\":\"note\",\"scope\":{\"project\":\"load\"},"
-                            + "\"content\":\"a record written under load\",\"tags\":[\"bench\"],"
-                            + "\"provenance\":{\"agent\":\"bench\"}}",
-                        "record")));
+    return n -> sgm.service().store(Caller.embedded(), StoreRequest.of(loadRecord(run, n)));
+  }
+
+  /** The new record {@code n} of a run, shaped like the transports' benchmark records. */
+  static ObjectNode loadRecord(String run, long n) {
+    return Json.parseObject(
+        "{\"id\":\"p"
+            + run
+            + "-"
+            + n
+            + "\",\"type\":\"note\",\"scope\":{\"project\":\"load\"},"
+            + "\"content\":\"a record written under load\",\"tags\":[\"bench\"],"
+            + "\"provenance\":{\"agent\":\"bench\"}}",
+        "record");
   }
 }

@@ -427,8 +427,8 @@ public final class PostgresBenchmark {
         SgmGrpcClient toA = new SgmGrpcClient(a.grpcTarget());
         SgmGrpcClient toB = new SgmGrpcClient(b.grpcTarget())) {
       AtomicLong sequence = new AtomicLong();
-      Callers.Call one = n -> toA.call("store", loadRecord("one", n));
-      Callers.Call both = n -> (n % 2 == 0 ? toA : toB).call("store", loadRecord("two", n));
+      Callers.Call one = n -> toA.call("store", storeOf("one", n));
+      Callers.Call both = n -> (n % 2 == 0 ? toA : toB).call("store", storeOf("two", n));
       // Both nodes compile their store path under the cap: at half a core, after 30 s of this a
       // node still stored a third as fast as it did after three minutes.
       int warmUp = Integer.getInteger("sgm.bench.warm-up", 180);
@@ -470,19 +470,10 @@ public final class PostgresBenchmark {
     }
   }
 
-  /** A new note for the load: the shape of the transports' benchmark records. */
-  private static ObjectNode loadRecord(String run, long n) {
+  /** A store request of the new record {@code n} of a run ({@link Callers#loadRecord}). */
+  private static ObjectNode storeOf(String run, long n) {
     ObjectNode request = Json.object();
-    request.set(
-        "record",
-        Json.parse(
-            "{\"id\":\"p"
-                + run
-                + "-"
-                + n
-                + "\",\"type\":\"note\",\"scope\":{\"project\":\"load\"},"
-                + "\"content\":\"a record written under load\",\"tags\":[\"bench\"],"
-                + "\"provenance\":{\"agent\":\"bench\"}}"));
+    request.set("record", Callers.loadRecord(run, n));
     return request;
   }
 
