@@ -11,6 +11,7 @@ import dev.sgm.api.spi.Transport;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -30,10 +31,13 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * with the store's own work) and, for comparison, from its return (a lower bound), to the moment
  * the client's read of the event returns. The watchers are read by one selector thread ({@link
  * SseClients}); {@code -Dsgm.bench.client=threads} reads them with a virtual thread each, as
- * before, to show what that costs on two cores. Throughput alternates rounds with and without the
- * idle watchers (none, idle, idle, none, ... over an even number of rounds a side), since the
- * store's rate drifts as the data grows and a single before and after would put that drift into the
- * ratio.
+ * before, to show what that costs on two cores. Each event takes turns with one of {@link
+ * BareSseServer}'s, sent to as many clients read the same way: that server writes each event to
+ * every connection from one thread and does nothing else, the least any server could take on this
+ * machine, measured beside SGM's since the machine's own speed moves both figures alike. Throughput
+ * alternates rounds with and without the idle watchers (none, idle, idle, none, ... over an even
+ * number of rounds a side), since the store's rate drifts as the data grows and a single before and
+ * after would put that drift into the ratio.
  *
  * <p>Run: {@code ./sgm-benchmarks/run-watch} ({@code -Dsgm.bench.watchers}, {@code
  * -Dsgm.bench.events}, {@code -Dsgm.bench.seconds} per round, {@code -Dsgm.bench.rounds}).
@@ -111,7 +115,51 @@ public final class WatchBenchmark {
             watchers,
             idle / none,
             figures);
-        latency(service, url, watchers, events, selector);
+        try (BareSseServer bare = new BareSseServer()) {
+          // The same clients and events, with no store and no HTTP server: one write per stream.
+          // Taken in turns with SGM's, event by event, so that both meet the machine alike.
+          Latency[] both =
+              latency(
+                  watchers,
+                  events,
+                  selector,
+                  new Target(
+                      url, "bench-latency", id -> service.store(CALLER, note("bench-latency", id))),
+                  new Target(bare.url(), "bench-bare", id -> bare.publish(bareFrame(id))));
+          Latency sgmLatency = both[0];
+          Latency floor = both[1];
+          System.out.printf(
+              Locale.ROOT,
+              "commit-to-delivery with %d SSE watchers, from the store call: p50 %.2f ms, p99 %.2f"
+                  + " ms, max %.2f ms (%d of %d deliveries)%n",
+              watchers,
+              sgmLatency.p50(),
+              sgmLatency.p99(),
+              sgmLatency.max(),
+              sgmLatency.delivered(),
+              sgmLatency.expected());
+          System.out.printf(
+              Locale.ROOT,
+              "  from the store call's return: p50 %.2f ms, p99 %.2f ms, max %.2f ms (%d delivered"
+                  + " before it returned)%n",
+              sgmLatency.p50FromReturn(),
+              sgmLatency.p99FromReturn(),
+              sgmLatency.maxFromReturn(),
+              sgmLatency.early());
+          System.out.printf(
+              Locale.ROOT,
+              "the machine's floor, one write per connection from one thread (no store, no HTTP"
+                  + " server), its events in turn with SGM's: p50 %.2f ms, p99 %.2f ms, max %.2f ms"
+                  + " (%d of %d deliveries); SGM from the store call / floor: p50 %.2fx, p99"
+                  + " %.2fx%n",
+              floor.p50(),
+              floor.p99(),
+              floor.max(),
+              floor.delivered(),
+              floor.expected(),
+              sgmLatency.p50() / floor.p50(),
+              sgmLatency.p99() / floor.p99());
+        }
       }
     }
   }
@@ -187,75 +235,138 @@ public final class WatchBenchmark {
     }
   }
 
-  private static void latency(
-      SgmService service, URI url, int watchers, int events, boolean selector) throws Exception {
-    Map<String, AtomicLongArray> stored = new ConcurrentHashMap<>();
-    long[] fromCall = new long[watchers * events];
-    long[] fromReturn = new long[watchers * events];
-    AtomicInteger taken = new AtomicInteger();
-    AtomicLong early = new AtomicLong();
-    SseClients clients =
-        SseClients.open(
-            url,
-            "bench-latency",
-            watchers,
-            selector,
-            (id, nanos) -> {
-              AtomicLongArray at = stored.get(id);
-              int slot = taken.getAndIncrement();
-              if (at == null || slot >= fromCall.length) {
-                return;
-              }
-              fromCall[slot] = Math.max(0, nanos - at.get(0));
-              long returned = at.get(1);
-              if (returned == 0) {
-                // Delivered before the store call even returned.
-                early.incrementAndGet();
-                fromReturn[slot] = 0;
-              } else {
-                fromReturn[slot] = Math.max(0, nanos - returned);
-              }
-            });
+  /** Makes one event that every watcher of the latency run is to receive. */
+  @FunctionalInterface
+  private interface Publisher {
+    void publish(String id) throws Exception;
+  }
+
+  /** Delivery times of one latency run, in milliseconds. */
+  private record Latency(
+      double p50,
+      double p99,
+      double max,
+      double p50FromReturn,
+      double p99FromReturn,
+      double maxFromReturn,
+      int delivered,
+      int expected,
+      long early) {}
+
+  /** Where the latency run's events come from: a server, its watched scope, and its publisher. */
+  private record Target(URI url, String project, Publisher publisher) {}
+
+  /**
+   * Times {@code events} events of each target to {@code watchers} watchers of it, the targets
+   * taking turns, 20 ms apart; each target's watchers are read by their own {@link SseClients}.
+   */
+  private static Latency[] latency(int watchers, int events, boolean selector, Target... targets)
+      throws Exception {
+    Delivery[] deliveries = new Delivery[targets.length];
+    SseClients[] clients = new SseClients[targets.length];
     try {
+      for (int t = 0; t < targets.length; t++) {
+        deliveries[t] = new Delivery(watchers * events);
+        clients[t] =
+            SseClients.open(
+                targets[t].url(), targets[t].project(), watchers, selector, deliveries[t]);
+      }
       for (int i = 0; i < events; i++) {
-        String id = "e" + i;
-        AtomicLongArray at = new AtomicLongArray(2);
-        stored.put(id, at);
-        at.set(0, System.nanoTime());
-        service.store(CALLER, note("bench-latency", id));
-        at.set(1, System.nanoTime());
-        Thread.sleep(20);
+        for (int t = 0; t < targets.length; t++) {
+          String id = "e" + i;
+          AtomicLongArray at = new AtomicLongArray(2);
+          deliveries[t].stored.put(id, at);
+          at.set(0, System.nanoTime());
+          targets[t].publisher().publish(id);
+          at.set(1, System.nanoTime());
+          Thread.sleep(20);
+        }
       }
       long deadline = System.nanoTime() + 30_000_000_000L;
-      while (taken.get() < fromCall.length && System.nanoTime() < deadline) {
-        Thread.sleep(50);
+      for (Delivery delivery : deliveries) {
+        while (!delivery.complete() && System.nanoTime() < deadline) {
+          Thread.sleep(50);
+        }
       }
     } finally {
-      clients.close();
+      for (SseClients c : clients) {
+        if (c != null) {
+          c.close();
+        }
+      }
     }
-    int n = Math.min(taken.get(), fromCall.length);
-    long[] call = Arrays.copyOf(fromCall, n);
-    long[] ret = Arrays.copyOf(fromReturn, n);
-    Arrays.sort(call);
-    Arrays.sort(ret);
-    System.out.printf(
-        Locale.ROOT,
-        "commit-to-delivery with %d SSE watchers, from the store call: p50 %.2f ms, p99 %.2f ms,"
-            + " max %.2f ms (%d of %d deliveries)%n",
-        watchers,
-        call[n / 2] / 1e6,
-        call[p99(n)] / 1e6,
-        call[n - 1] / 1e6,
-        n,
-        fromCall.length);
-    System.out.printf(
-        Locale.ROOT,
-        "  from the store call's return: p50 %.2f ms, p99 %.2f ms, max %.2f ms (%d delivered"
-            + " before it returned)%n",
-        ret[n / 2] / 1e6,
-        ret[p99(n)] / 1e6,
-        ret[n - 1] / 1e6,
-        early.get());
+    Latency[] figures = new Latency[targets.length];
+    for (int t = 0; t < targets.length; t++) {
+      figures[t] = deliveries[t].figures();
+    }
+    return figures;
+  }
+
+  /** The arrival times of one target's events, from its publish call and from its return. */
+  private static final class Delivery implements SseClients.Arrival {
+    private final Map<String, AtomicLongArray> stored = new ConcurrentHashMap<>();
+    private final long[] fromCall;
+    private final long[] fromReturn;
+    private final AtomicInteger taken = new AtomicInteger();
+    private final AtomicLong early = new AtomicLong();
+
+    Delivery(int expected) {
+      fromCall = new long[expected];
+      fromReturn = new long[expected];
+    }
+
+    @Override
+    public void arrived(String id, long nanos) {
+      AtomicLongArray at = stored.get(id);
+      int slot = taken.getAndIncrement();
+      if (at == null || slot >= fromCall.length) {
+        return;
+      }
+      fromCall[slot] = Math.max(0, nanos - at.get(0));
+      long returned = at.get(1);
+      if (returned == 0) {
+        // Delivered before the call even returned.
+        early.incrementAndGet();
+        fromReturn[slot] = 0;
+      } else {
+        fromReturn[slot] = Math.max(0, nanos - returned);
+      }
+    }
+
+    boolean complete() {
+      return taken.get() >= fromCall.length;
+    }
+
+    Latency figures() {
+      int n = Math.min(taken.get(), fromCall.length);
+      long[] call = Arrays.copyOf(fromCall, n);
+      long[] ret = Arrays.copyOf(fromReturn, n);
+      Arrays.sort(call);
+      Arrays.sort(ret);
+      return new Latency(
+          call[n / 2] / 1e6,
+          call[p99(n)] / 1e6,
+          call[n - 1] / 1e6,
+          ret[n / 2] / 1e6,
+          ret[p99(n)] / 1e6,
+          ret[n - 1] / 1e6,
+          n,
+          fromCall.length,
+          early.get());
+    }
+  }
+
+  /** An event frame as the watch transport writes it, for {@link BareSseServer}. */
+  private static byte[] bareFrame(String id) {
+    return ("id: "
+            + id
+            + "\ndata: {\"cursor\":\""
+            + id
+            + "\",\"kind\":\"stored\",\"id\":\""
+            + id
+            + "\",\"type\":\"note\",\"scope\":{\"project\":\"bench-bare\"},\"version\":1,"
+            + "\"agent\":\"bench\",\"at\":\"2026-01-01T00:00:00.000000Z\"}\n\n")
+        .getBytes(StandardCharsets.UTF_8);
   }
 
   private static int p99(int n) {
