@@ -17,6 +17,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -79,12 +80,12 @@ class SharedDirectoryIT {
   /** One agent storing records as fast as its session answers, noting each acknowledged one. */
   private static final class Writer extends Thread {
     final McpStdioClient session;
-    final Set<String> acknowledged;
+    final Map<String, Long> acknowledged; // id -> when it was acknowledged (nanoTime)
     final List<long[]> answered = new CopyOnWriteArrayList<>(); // {started, ended} of each ack
     volatile boolean stopped;
     int unavailable;
 
-    Writer(McpStdioClient session, String agent, Set<String> acknowledged) {
+    Writer(McpStdioClient session, String agent, Map<String, Long> acknowledged) {
       super("writer-" + agent);
       this.session = session;
       this.acknowledged = acknowledged;
@@ -102,8 +103,9 @@ class SharedDirectoryIT {
         long started = System.nanoTime();
         try {
           session.call("store", request);
-          answered.add(new long[] {started, System.nanoTime()});
-          acknowledged.add(id);
+          long ended = System.nanoTime();
+          answered.add(new long[] {started, ended});
+          acknowledged.put(id, ended);
           n++;
         } catch (SgmException e) {
           if (e.code() != ErrorCode.UNAVAILABLE) {
@@ -141,9 +143,10 @@ class SharedDirectoryIT {
   void theHolderKilledUnderLoadLosesNoAcknowledgedWriteAndIsReplacedWithinTwoSeconds()
       throws Exception {
     Path data = temp.resolve("data");
-    Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+    Map<String, Long> acknowledged = new ConcurrentHashMap<>();
     List<Writer> writers = new ArrayList<>();
     List<Long> handOvers = new ArrayList<>();
+    List<long[]> kills = new ArrayList<>(); // {when (nanoTime), pid}
     try {
       for (int i = 0; i < 3; i++) {
         Writer writer = new Writer(session(data, "agent-" + i), "agent-" + i, acknowledged);
@@ -162,6 +165,7 @@ class SharedDirectoryIT {
         assertNotNull(victim, "one of the sessions holds the directory (pid " + pid + ")");
         long killed = System.nanoTime();
         victim.session.process().destroyForcibly(); // SIGKILL
+        kills.add(new long[] {killed, pid});
         victim.stopped = true;
         long worst = 0;
         for (Writer survivor : writers) {
@@ -206,13 +210,76 @@ class SharedDirectoryIT {
     for (String line : lines) {
       stored.add(Json.parse(line).path("id").asText());
     }
-    Set<String> lost = new HashSet<>(acknowledged);
+    Set<String> lost = new HashSet<>(acknowledged.keySet());
     lost.removeAll(stored);
     assertTrue(acknowledged.size() > 100, "the load wrote " + acknowledged.size());
-    assertEquals(Set.of(), lost, "acknowledged writes missing after " + CYCLES + " kills");
+    assertEquals(
+        Set.of(),
+        lost,
+        () ->
+            "acknowledged writes missing after "
+                + CYCLES
+                + " kills\n"
+                + evidence(data, lost, acknowledged, kills, writers));
     for (long ms : handOvers) {
       assertTrue(ms <= HAND_OVER_LIMIT_MS, "hand-over took " + ms + " ms: " + handOvers);
     }
+  }
+
+  /**
+   * What a failure of the kill test needs to be understood from its log alone: when each lost write
+   * was acknowledged relative to the kills, whether a read by its id (another path than the
+   * export's) finds it, which process each writer was, and what the sessions wrote to their
+   * standard error.
+   */
+  private String evidence(
+      Path data,
+      Set<String> lost,
+      Map<String, Long> acknowledged,
+      List<long[]> kills,
+      List<Writer> writers) {
+    StringBuilder text = new StringBuilder();
+    for (String id : lost) {
+      try {
+        Process read =
+            sgm("--data", data.toString(), "read", "--scope", "project=kill", "--id", id)
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(read.getInputStream().readAllBytes()).strip();
+        text.append("read ").append(id).append(" (exit ").append(read.waitFor()).append("): ");
+        text.append(output.substring(0, Math.min(300, output.length()))).append('\n');
+      } catch (IOException e) {
+        text.append("read ").append(id).append(" failed: ").append(e).append('\n');
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        text.append("read ").append(id).append(" interrupted\n");
+      }
+      long at = acknowledged.get(id);
+      text.append(id).append(" was acknowledged");
+      for (int k = 0; k < kills.size(); k++) {
+        long ms = TimeUnit.NANOSECONDS.toMillis(at - kills.get(k)[0]);
+        if (Math.abs(ms) < 5000) {
+          text.append(String.format(" %+d ms from kill %d (pid %d);", ms, k, kills.get(k)[1]));
+        }
+      }
+      text.append('\n');
+    }
+    for (Writer writer : writers) {
+      text.append(writer.getName())
+          .append(": pid ")
+          .append(writer.session.process().pid())
+          .append(", ")
+          .append(writer.unavailable)
+          .append(" answered unavailable\n");
+      try {
+        List<String> err = Files.readAllLines(temp.resolve(writer.getName().substring(7) + ".err"));
+        err.subList(Math.max(0, err.size() - 20), err.size())
+            .forEach(line -> text.append("  ").append(line).append('\n'));
+      } catch (IOException e) {
+        text.append("  (no standard error: ").append(e.getMessage()).append(")\n");
+      }
+    }
+    return text.toString();
   }
 
   private static final long TIMEOUT_MS = 1500;
