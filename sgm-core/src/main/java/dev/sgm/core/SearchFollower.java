@@ -41,8 +41,10 @@ import java.util.stream.Stream;
  * before the query began ({@link #awaitVisible}). Writers never wait for the index.
  *
  * <p>Changes go into the index as they commit, but are published to searches (a Lucene refresh,
- * which writes a segment) only when a query waits for them or once a second: a refresh per write
- * made tiny segments and merges that took a third of a writer's processor time.
+ * which writes a segment) only when a query waits for them or every {@link
+ * #REFRESH_INTERVAL_NANOS}: a refresh per write made tiny segments and merges that took a third of
+ * a writer's processor time, and a refresh and an index commit once a second took more of a node's
+ * time than indexing the other node's writes did (the README's two-node profile).
  */
 final class SearchFollower implements AutoCloseable {
   private static final System.Logger LOG = System.getLogger(SearchFollower.class.getName());
@@ -64,8 +66,15 @@ final class SearchFollower implements AutoCloseable {
    */
   static final int APPLY_BATCH = 1024;
 
-  private static final long COMMIT_INTERVAL_NANOS = 1_000_000_000L;
-  private static final long REFRESH_INTERVAL_NANOS = 1_000_000_000L;
+  /**
+   * How often the index records what it holds; a restart or a new holder of the directory catches
+   * up from there, so a longer interval means more to index again after a crash.
+   */
+  private static final long COMMIT_INTERVAL_NANOS = 5_000_000_000L;
+
+  /** How often the follower publishes to searches when no query asks it to. */
+  private static final long REFRESH_INTERVAL_NANOS = 5_000_000_000L;
+
   private static final long WAIT_MILLIS = 30_000;
 
   /** Where the follower stands. */
@@ -369,7 +378,7 @@ final class SearchFollower implements AutoCloseable {
 
   /**
    * Applies one batch of changes (and finished embeddings), and publishes them when a query waits
-   * or a second has passed; true when more are waiting.
+   * or the refresh interval has passed; true when more are waiting.
    */
   private boolean step() throws IOException {
     // Read before the changes: every commit counted by then is among them or already applied.
@@ -523,7 +532,7 @@ final class SearchFollower implements AutoCloseable {
       if (!signalled && embedded.isEmpty() && !closed && !rebuildAsked) {
         try {
           // Polling too, for writes this process did not see (another node's), and to publish
-          // what no query asked for within a second.
+          // what no query asked for within the refresh interval.
           long untilRefresh =
               unpublished
                   ? (REFRESH_INTERVAL_NANOS - (System.nanoTime() - lastRefresh)) / 1_000_000

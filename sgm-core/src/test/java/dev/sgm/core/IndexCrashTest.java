@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Kills a writing child JVM with SIGKILL after its stores were committed but before the search
- * index committed them (the index commits about once a second), restarts, and checks that every
+ * index committed them (the index commits every few seconds), restarts, and checks that every
  * acknowledged record is found by text: the index catches up from the storage's change log.
  */
 class IndexCrashTest {
