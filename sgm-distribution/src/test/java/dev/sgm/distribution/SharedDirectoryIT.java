@@ -47,11 +47,15 @@ class SharedDirectoryIT {
     return builder;
   }
 
+  /** Where the session of {@code agent} writes its standard error. */
+  private Path errorLog(String agent) {
+    return temp.resolve(agent + ".err");
+  }
+
   private McpStdioClient session(Path data, String agent) throws IOException {
     return new McpStdioClient(
         sgm("mcp", "--data", data.toString(), "--project", "kill", "--agent", agent)
-            .redirectError(
-                ProcessBuilder.Redirect.appendTo(temp.resolve(agent + ".err").toFile())));
+            .redirectError(ProcessBuilder.Redirect.appendTo(errorLog(agent).toFile())));
   }
 
   @Test
@@ -80,6 +84,7 @@ class SharedDirectoryIT {
   /** One agent storing records as fast as its session answers, noting each acknowledged one. */
   private static final class Writer extends Thread {
     final McpStdioClient session;
+    final String agent;
     final Map<String, Long> acknowledged; // id -> when it was acknowledged (nanoTime)
     final List<long[]> answered = new CopyOnWriteArrayList<>(); // {started, ended} of each ack
     volatile boolean stopped;
@@ -88,6 +93,7 @@ class SharedDirectoryIT {
     Writer(McpStdioClient session, String agent, Map<String, Long> acknowledged) {
       super("writer-" + agent);
       this.session = session;
+      this.agent = agent;
       this.acknowledged = acknowledged;
       setDaemon(true);
     }
@@ -272,7 +278,7 @@ class SharedDirectoryIT {
           .append(writer.unavailable)
           .append(" answered unavailable\n");
       try {
-        List<String> err = Files.readAllLines(temp.resolve(writer.getName().substring(7) + ".err"));
+        List<String> err = Files.readAllLines(errorLog(writer.agent));
         err.subList(Math.max(0, err.size() - 20), err.size())
             .forEach(line -> text.append("  ").append(line).append('\n'));
       } catch (IOException e) {
@@ -315,8 +321,7 @@ class SharedDirectoryIT {
                         "kill",
                         "--agent",
                         "other")
-                    .redirectError(
-                        ProcessBuilder.Redirect.appendTo(temp.resolve("other.err").toFile())))) {
+                    .redirectError(ProcessBuilder.Redirect.appendTo(errorLog("other").toFile())))) {
       holder.call("store", note("before"));
       JsonNode read = Json.object().put("id", "before");
       assertEquals("before", other.call("read", read).path("record").path("id").asText());
