@@ -109,7 +109,7 @@ public final class SharedDirectoryBenchmark {
         holder.opsPerSecond() / other.opsPerSecond());
   }
 
-  private static McpStdioClient session(String sgm, Path scratch, Path data, String agent)
+  static McpStdioClient session(String sgm, Path scratch, Path data, String agent)
       throws IOException {
     ProcessBuilder builder =
         new ProcessBuilder(
@@ -120,7 +120,7 @@ public final class SharedDirectoryBenchmark {
     return new McpStdioClient(builder);
   }
 
-  private static void store(McpStdioClient session, int key) {
+  static void store(McpStdioClient session, int key) {
     ObjectNode record = Json.object();
     record.put("id", "r" + key).put("type", "note").put("content", "benchmark record " + key);
     ObjectNode request = Json.object();
@@ -173,7 +173,7 @@ public final class SharedDirectoryBenchmark {
     }
   }
 
-  private static long holderPid(Path data) throws IOException {
+  static long holderPid(Path data) throws IOException {
     Object inode = Files.getAttribute(data.resolve("sgm.holder.lock"), "unix:ino");
     for (String line : Files.readAllLines(Path.of("/proc/locks"))) {
       String[] fields = line.trim().split("\\s+");

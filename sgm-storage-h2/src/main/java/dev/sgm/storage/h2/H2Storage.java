@@ -54,6 +54,9 @@ final class H2Storage extends SqlStorage {
    */
   private final GroupSync sync;
 
+  /** Compacts the file while it is open; null in memory. */
+  private final H2Housekeeping housekeeping;
+
   H2Storage(String url, String description, boolean fsync) {
     this.description = description;
     this.connections = new H2Connections(url, 32);
@@ -68,6 +71,9 @@ final class H2Storage extends SqlStorage {
         this.identity = readIdentity(lease.connection());
       }
       this.retainedAfter = readRetainedAfter();
+      try (H2Connections.Lease lease = connections.lease()) {
+        this.housekeeping = H2Housekeeping.start(lease.connection(), sequence::settled);
+      }
     } catch (SQLException e) {
       connections.close();
       if (e.getErrorCode() == org.h2.api.ErrorCode.DATABASE_ALREADY_OPEN_1
@@ -217,6 +223,11 @@ final class H2Storage extends SqlStorage {
     }
   }
 
+  /** What keeps the file compact; null in memory. For tests. */
+  H2Housekeeping housekeeping() {
+    return housekeeping;
+  }
+
   /** Syncs made so far ({@code fsync} only): for tests. */
   long syncs() {
     return sync == null ? 0 : sync.syncs();
@@ -310,6 +321,9 @@ final class H2Storage extends SqlStorage {
 
   @Override
   public void close() {
+    if (housekeeping != null) {
+      housekeeping.close();
+    }
     try (H2Connections.Lease lease = connections.lease();
         Statement s = lease.connection().createStatement()) {
       s.execute("SHUTDOWN");
