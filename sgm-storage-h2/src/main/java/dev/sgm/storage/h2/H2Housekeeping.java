@@ -3,6 +3,7 @@ package dev.sgm.storage.h2;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
 import java.util.function.LongSupplier;
 import org.h2.engine.SessionLocal;
 import org.h2.jdbc.JdbcConnection;
@@ -40,27 +41,31 @@ final class H2Housekeeping implements AutoCloseable {
 
   private final MVStore store;
   private final LongSupplier commits;
+  private final Lock writeTurn;
   private final Thread thread;
   private final Object wake = new Object();
   private volatile boolean closed;
 
-  private H2Housekeeping(MVStore store, LongSupplier commits) {
+  private H2Housekeeping(MVStore store, LongSupplier commits, Lock writeTurn) {
     this.store = store;
     this.commits = commits;
+    this.writeTurn = writeTurn;
     this.thread = Thread.ofPlatform().daemon().name("sgm-h2-housekeeping").unstarted(this::run);
   }
 
   /**
    * Starts keeping the file of {@code connection}'s database compact; null for a database without a
-   * file (in memory). {@code commits} counts the commits made so far.
+   * file (in memory). {@code commits} counts the commits made so far; {@code writeTurn} is held by
+   * the transaction writing, and a pass takes it too, since what it writes saves the store.
    */
-  static H2Housekeeping start(Connection connection, LongSupplier commits) throws SQLException {
+  static H2Housekeeping start(Connection connection, LongSupplier commits, Lock writeTurn)
+      throws SQLException {
     SessionLocal session = (SessionLocal) connection.unwrap(JdbcConnection.class).getSession();
     MVStore store = session.getDatabase().getStore().getMvStore();
     if (store.getFileStore() == null || store.getFileStore().isReadOnly()) {
       return null;
     }
-    H2Housekeeping housekeeping = new H2Housekeeping(store, commits);
+    H2Housekeeping housekeeping = new H2Housekeeping(store, commits, writeTurn);
     housekeeping.thread.start();
     return housekeeping;
   }
@@ -96,16 +101,21 @@ final class H2Housekeeping implements AutoCloseable {
   }
 
   /** One round of housekeeping; {@code idle} when no commit came in since the last. */
-  synchronized void pass(boolean idle) {
-    FileStore<?> file = store.getFileStore();
-    if (file.getChunksFillRate() < TARGET_FILL_RATE
-        && store.compact(TARGET_FILL_RATE, idle ? IDLE_WRITE_BYTES : BUSY_WRITE_BYTES)) {
-      // The pages copied out are written with the next commit, and the chunks they left are
-      // freed then; without one coming in, this writes them.
-      store.commit();
-    }
-    if (idle && file instanceof RandomAccessStore random) {
-      random.compactMoveChunks(FILE_FILL_RATE, IDLE_WRITE_BYTES, store);
+  void pass(boolean idle) {
+    writeTurn.lock();
+    try {
+      FileStore<?> file = store.getFileStore();
+      if (file.getChunksFillRate() < TARGET_FILL_RATE
+          && store.compact(TARGET_FILL_RATE, idle ? IDLE_WRITE_BYTES : BUSY_WRITE_BYTES)) {
+        // The pages copied out are written with the next commit, and the chunks they left are
+        // freed then; without one coming in, this writes them.
+        store.commit();
+      }
+      if (idle && file instanceof RandomAccessStore random) {
+        random.compactMoveChunks(FILE_FILL_RATE, IDLE_WRITE_BYTES, store);
+      }
+    } finally {
+      writeTurn.unlock();
     }
   }
 

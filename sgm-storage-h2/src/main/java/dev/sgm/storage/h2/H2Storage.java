@@ -4,6 +4,7 @@ import dev.sgm.api.ErrorCode;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.ChangeBatch;
+import dev.sgm.api.spi.StorageTransaction;
 import dev.sgm.storage.sql.SqlFailure;
 import dev.sgm.storage.sql.SqlLease;
 import dev.sgm.storage.sql.SqlStorage;
@@ -16,6 +17,8 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 
 /**
  * The embedded H2 store. Every unit of work is one JDBC transaction; commits are written through
@@ -54,6 +57,18 @@ final class H2Storage extends SqlStorage {
    */
   private final GroupSync sync;
 
+  /**
+   * Held by the one unit of work that may write at a time, from its first write to its commit. H2
+   * saves a commit by writing each changed map as it reaches it, not all as of one instant, so a
+   * save made while another transaction is between logging a write for undo and making it can put
+   * the write on the disk without its undo entry. If the process then dies, recovery cannot roll
+   * that write back: it stays, uncommitted, seen by no transaction but whichever next gets the dead
+   * one's number, as its own. A store sent again after a crash may get that number, find its record
+   * already there, unchanged, write nothing, and be lost at its commit. Commits already take turns
+   * in H2 (each writes the file before it returns), so writers waiting for each other cost little.
+   */
+  private final ReentrantLock writeTurn = new ReentrantLock(true);
+
   /** Compacts the file while it is open; null in memory. */
   private final H2Housekeeping housekeeping;
 
@@ -72,7 +87,7 @@ final class H2Storage extends SqlStorage {
       }
       this.retainedAfter = readRetainedAfter();
       try (H2Connections.Lease lease = connections.lease()) {
-        this.housekeeping = H2Housekeeping.start(lease.connection(), sequence::settled);
+        this.housekeeping = H2Housekeeping.start(lease.connection(), sequence::settled, writeTurn);
       }
     } catch (SQLException e) {
       connections.close();
@@ -165,8 +180,35 @@ final class H2Storage extends SqlStorage {
     }
   }
 
+  /** A unit of work writes once no other one is writing (see {@link #writeTurn}). */
+  @Override
+  protected void beforeWrite() {
+    if (!writeTurn.isHeldByCurrentThread()) {
+      writeTurn.lock();
+    }
+  }
+
+  /** A unit that fails, or writes nothing, gives its turn up at its end. */
+  @Override
+  public <T> T inTransaction(Function<StorageTransaction, T> work) {
+    try {
+      return super.inTransaction(work);
+    } finally {
+      if (writeTurn.isHeldByCurrentThread()) {
+        writeTurn.unlock();
+      }
+    }
+  }
+
+  /**
+   * The commit is written: the next writer may go on while this one waits for its sync, which it
+   * can then share.
+   */
   @Override
   protected void afterCommit() {
+    if (writeTurn.isHeldByCurrentThread()) {
+      writeTurn.unlock();
+    }
     awaitDurable();
   }
 

@@ -174,6 +174,13 @@ public abstract class SqlStorage implements Storage {
   protected void afterCommit() {}
 
   /**
+   * Runs on a unit of work's thread before each of its writes (a read for update is one): where a
+   * store makes writing units take turns, from the first write to {@link #afterCommit}. Nothing by
+   * default.
+   */
+  protected void beforeWrite() {}
+
+  /**
    * The sequence number that a query without a mark of its own sees: everything at or below it has
    * committed.
    */
@@ -242,9 +249,14 @@ public abstract class SqlStorage implements Storage {
     return false;
   }
 
-  /** The connection a unit of work of this store runs on. */
+  /**
+   * The connection a unit of work of this store runs on, for the subclass to write with (so {@link
+   * #beforeWrite} runs first).
+   */
   protected static Connection connection(StorageTransaction tx) {
-    return ((Tx) tx).connection;
+    Tx unit = (Tx) tx;
+    unit.storage().beforeWrite();
+    return unit.connection;
   }
 
   @Override
@@ -413,6 +425,10 @@ public abstract class SqlStorage implements Storage {
       this.connection = lease.connection();
     }
 
+    SqlStorage storage() {
+      return SqlStorage.this;
+    }
+
     /**
      * A read of one record for this transaction, {@code FOR UPDATE} where rows stay as read: kept
      * with the connection, because H2 parses a locking query again on every prepare (its own cache
@@ -424,6 +440,7 @@ public abstract class SqlStorage implements Storage {
 
     @Override
     public Optional<StoredRecord> findForUpdate(Scope scope, String id) {
+      beforeWrite();
       try {
         Optional<StoredRecord> found = find(findStatement(true), scope, id);
         read.put(scope.qualify(id), found);
@@ -435,6 +452,7 @@ public abstract class SqlStorage implements Storage {
 
     @Override
     public void put(StoredRecord record, WriteLog log) {
+      beforeWrite();
       try {
         String scopeKey = record.scope().canonical();
         Optional<StoredRecord> seen = read.get(record.scope().qualify(record.id()));
@@ -607,6 +625,7 @@ public abstract class SqlStorage implements Storage {
 
     @Override
     public void putSnapshot(SnapshotEntry snapshot) {
+      beforeWrite();
       try (PreparedStatement ps =
           connection.prepareStatement(
               insertNew(
@@ -718,6 +737,7 @@ public abstract class SqlStorage implements Storage {
 
     @Override
     public void remove(Scope scope, String id, WriteLog log) {
+      beforeWrite();
       try {
         StoredRecord row = find(findStatement(rowsStayAsRead()), scope, id).orElse(null);
         if (row != null) {
