@@ -76,7 +76,9 @@ final class H2Storage extends SqlStorage {
     this.description = description;
     this.connections = new H2Connections(url, 32);
     this.sync = fsync ? new GroupSync(connections::sync) : null;
-    this.tokens = new SqlTokens(connections::lease, H2Storage::tokenFailure, this::awaitDurable);
+    this.tokens =
+        new SqlTokens(
+            connections::lease, this::writingLease, H2Storage::tokenFailure, this::awaitDurable);
     try {
       try (H2Connections.Lease lease = connections.lease()) {
         H2Schema.migrate(lease.connection());
@@ -176,6 +178,40 @@ final class H2Storage extends SqlStorage {
       return numbers;
     } catch (SQLException | RuntimeException | Error e) {
       numbers.settle();
+      throw e;
+    }
+  }
+
+  /**
+   * A connection for writes made outside units of work (tokens), lent with the write turn, which
+   * giving it back gives up.
+   */
+  private SqlLease writingLease() throws SQLException {
+    writeTurn.lock();
+    try {
+      H2Connections.Lease lease = connections.lease();
+      return new SqlLease() {
+        @Override
+        public Connection connection() {
+          return lease.connection();
+        }
+
+        @Override
+        public PreparedStatement cached(String sql) throws SQLException {
+          return lease.cached(sql);
+        }
+
+        @Override
+        public void close() {
+          try {
+            lease.close();
+          } finally {
+            writeTurn.unlock();
+          }
+        }
+      };
+    } catch (SQLException | RuntimeException e) {
+      writeTurn.unlock();
       throw e;
     }
   }

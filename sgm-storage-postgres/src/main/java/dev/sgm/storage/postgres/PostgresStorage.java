@@ -81,7 +81,7 @@ final class PostgresStorage extends SqlStorage {
       try (Connection c = pool.getConnection()) {
         this.identity = readIdentity(c);
       }
-      this.tokens = new SqlTokens(this::lease, this::storageError, () -> {});
+      this.tokens = new SqlTokens(this::lease, this::lease, this::storageError, () -> {});
     } catch (RuntimeException | SQLException e) {
       pool.close();
       LOG.log(System.Logger.Level.ERROR, "the schema of " + settings + " cannot be migrated", e);

@@ -25,28 +25,32 @@ public final class SqlTokens implements TokenStore {
       "id, principal, hash, grants, created_us, expires_us, revoked_us";
 
   private final SqlLease.Source connections;
+  private final SqlLease.Source writers;
   private final Function<SQLException, SgmException> failure;
 
   /** Makes a committed change as durable as the store promises before it is acknowledged. */
   private final Runnable awaitDurable;
 
   /**
-   * Tokens on the connections of {@code connections}; {@code failure} turns a SQL failure into what
-   * the caller is told, and {@code awaitDurable} returns once a write is as durable as the store
-   * promises.
+   * Tokens on the connections of {@code connections}, written on those of {@code writers} (a store
+   * whose writers take turns lends them with the turn); {@code failure} turns a SQL failure into
+   * what the caller is told, and {@code awaitDurable} returns once a write is as durable as the
+   * store promises.
    */
   public SqlTokens(
       SqlLease.Source connections,
+      SqlLease.Source writers,
       Function<SQLException, SgmException> failure,
       Runnable awaitDurable) {
     this.connections = connections;
+    this.writers = writers;
     this.failure = failure;
     this.awaitDurable = awaitDurable;
   }
 
   @Override
   public void add(Entry token) {
-    try (SqlLease lease = connections.lease();
+    try (SqlLease lease = writers.lease();
         PreparedStatement ps =
             lease
                 .connection()
@@ -107,7 +111,7 @@ public final class SqlTokens implements TokenStore {
   @Override
   public boolean revoke(String id, Instant at) {
     boolean revoked;
-    try (SqlLease lease = connections.lease();
+    try (SqlLease lease = writers.lease();
         PreparedStatement ps =
             lease
                 .connection()
