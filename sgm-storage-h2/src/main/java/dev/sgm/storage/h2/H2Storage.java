@@ -230,9 +230,14 @@ final class H2Storage extends SqlStorage {
     try {
       return super.inTransaction(work);
     } finally {
-      if (writeTurn.isHeldByCurrentThread()) {
-        writeTurn.unlock();
-      }
+      giveUpTurn();
+    }
+  }
+
+  /** Gives the write turn up if this thread's unit of work took it. */
+  private void giveUpTurn() {
+    if (writeTurn.isHeldByCurrentThread()) {
+      writeTurn.unlock();
     }
   }
 
@@ -242,9 +247,7 @@ final class H2Storage extends SqlStorage {
    */
   @Override
   protected void afterCommit() {
-    if (writeTurn.isHeldByCurrentThread()) {
-      writeTurn.unlock();
-    }
+    giveUpTurn();
     awaitDurable();
   }
 

@@ -253,10 +253,9 @@ public abstract class SqlStorage implements Storage {
    * The connection a unit of work of this store runs on, for the subclass to write with (so {@link
    * #beforeWrite} runs first).
    */
-  protected static Connection connection(StorageTransaction tx) {
-    Tx unit = (Tx) tx;
-    unit.storage().beforeWrite();
-    return unit.connection;
+  protected Connection connection(StorageTransaction tx) {
+    beforeWrite();
+    return ((Tx) tx).connection;
   }
 
   @Override
@@ -423,10 +422,6 @@ public abstract class SqlStorage implements Storage {
     Tx(SqlLease lease) {
       this.lease = lease;
       this.connection = lease.connection();
-    }
-
-    SqlStorage storage() {
-      return SqlStorage.this;
     }
 
     /**
