@@ -1,11 +1,8 @@
 package dev.sgm.storage.h2;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.util.concurrent.atomic.AtomicLong;
-import org.h2.store.fs.FileBase;
 import org.h2.store.fs.FilePath;
 import org.h2.store.fs.FilePathWrapper;
 
@@ -40,69 +37,15 @@ public final class ForceCountingFilePath extends FilePathWrapper {
     return new Counting(getBase().open(mode));
   }
 
-  private static final class Counting extends FileBase {
-    private final FileChannel channel;
-
+  private static final class Counting extends DelegatingFileChannel {
     Counting(FileChannel channel) {
-      this.channel = channel;
+      super(channel);
     }
 
     @Override
     public void force(boolean metaData) throws IOException {
       channel.force(metaData);
       FORCES.incrementAndGet();
-    }
-
-    @Override
-    protected void implCloseChannel() throws IOException {
-      channel.close();
-    }
-
-    @Override
-    public long position() throws IOException {
-      return channel.position();
-    }
-
-    @Override
-    public FileChannel position(long newPosition) throws IOException {
-      channel.position(newPosition);
-      return this;
-    }
-
-    @Override
-    public long size() throws IOException {
-      return channel.size();
-    }
-
-    @Override
-    public int read(ByteBuffer dst) throws IOException {
-      return channel.read(dst);
-    }
-
-    @Override
-    public int read(ByteBuffer dst, long position) throws IOException {
-      return channel.read(dst, position);
-    }
-
-    @Override
-    public int write(ByteBuffer src) throws IOException {
-      return channel.write(src);
-    }
-
-    @Override
-    public int write(ByteBuffer src, long position) throws IOException {
-      return channel.write(src, position);
-    }
-
-    @Override
-    public FileChannel truncate(long size) throws IOException {
-      channel.truncate(size);
-      return this;
-    }
-
-    @Override
-    public FileLock tryLock(long position, long size, boolean shared) throws IOException {
-      return channel.tryLock(position, size, shared);
     }
   }
 }

@@ -4,13 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sgm.api.Scope;
-import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.Config;
-import dev.sgm.api.spi.RecordIndex;
 import dev.sgm.api.spi.Storage;
 import dev.sgm.api.spi.StorageContext;
-import dev.sgm.api.spi.StoredRecord;
-import dev.sgm.api.spi.WriteLog;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -122,23 +118,7 @@ class H2CrashPointsTest {
   }
 
   private static void store(Storage storage, String id) {
-    storage.inTransaction(
-        tx -> {
-          tx.findForUpdate(SCOPE, id);
-          tx.put(
-              StoredRecord.toWrite(
-                  SCOPE,
-                  id,
-                  "note",
-                  1,
-                  1_000_000,
-                  1_000_000,
-                  false,
-                  "{\"id\":\"" + id + "\",\"content\":\"" + "x".repeat(300) + "\"}",
-                  RecordIndex.NONE),
-              new WriteLog(Change.Kind.STORED, "crasher", false));
-          return null;
-        });
+    StoredNotes.store(storage, SCOPE, id, "x".repeat(300));
   }
 
   /**

@@ -6,13 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sgm.api.Scope;
-import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.Config;
-import dev.sgm.api.spi.RecordIndex;
 import dev.sgm.api.spi.Storage;
 import dev.sgm.api.spi.StorageContext;
-import dev.sgm.api.spi.StoredRecord;
-import dev.sgm.api.spi.WriteLog;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -29,22 +25,7 @@ class H2HousekeepingTest {
   }
 
   private static void store(Storage storage, String id) {
-    storage.inTransaction(
-        tx -> {
-          tx.put(
-              StoredRecord.toWrite(
-                  SCOPE,
-                  id,
-                  "note",
-                  1,
-                  1_000_000,
-                  1_000_000,
-                  false,
-                  "{\"id\":\"" + id + "\",\"content\":\"" + "x".repeat(200) + "\"}",
-                  RecordIndex.NONE),
-              new WriteLog(Change.Kind.STORED, "tester", false));
-          return null;
-        });
+    StoredNotes.store(storage, SCOPE, id, "x".repeat(200));
   }
 
   private static void assertAllThere(Storage storage) {

@@ -6,13 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sgm.api.Scope;
 import dev.sgm.api.SgmException;
-import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.Config;
-import dev.sgm.api.spi.RecordIndex;
 import dev.sgm.api.spi.Storage;
 import dev.sgm.api.spi.StorageContext;
-import dev.sgm.api.spi.StoredRecord;
-import dev.sgm.api.spi.WriteLog;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,22 +31,7 @@ class H2SyncTest {
   }
 
   private static void store(Storage storage, String id) {
-    storage.inTransaction(
-        tx -> {
-          tx.put(
-              StoredRecord.toWrite(
-                  SCOPE,
-                  id,
-                  "note",
-                  1,
-                  1_000_000,
-                  1_000_000,
-                  false,
-                  "{\"id\":\"" + id + "\"}",
-                  RecordIndex.NONE),
-              new WriteLog(Change.Kind.STORED, "tester", false));
-          return null;
-        });
+    StoredNotes.store(storage, SCOPE, id, "");
   }
 
   @Test

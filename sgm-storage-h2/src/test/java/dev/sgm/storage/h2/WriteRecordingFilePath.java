@@ -3,10 +3,8 @@ package dev.sgm.storage.h2;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.util.ArrayList;
 import java.util.List;
-import org.h2.store.fs.FileBase;
 import org.h2.store.fs.FilePath;
 import org.h2.store.fs.FilePathWrapper;
 
@@ -60,47 +58,9 @@ public final class WriteRecordingFilePath extends FilePathWrapper {
     return getBase().toString().endsWith(".mv.db") ? new Recording(channel) : channel;
   }
 
-  private static final class Recording extends FileBase {
-    private final FileChannel channel;
-
+  private static final class Recording extends DelegatingFileChannel {
     Recording(FileChannel channel) {
-      this.channel = channel;
-    }
-
-    @Override
-    public void force(boolean metaData) throws IOException {
-      channel.force(metaData);
-    }
-
-    @Override
-    protected void implCloseChannel() throws IOException {
-      channel.close();
-    }
-
-    @Override
-    public long position() throws IOException {
-      return channel.position();
-    }
-
-    @Override
-    public FileChannel position(long newPosition) throws IOException {
-      channel.position(newPosition);
-      return this;
-    }
-
-    @Override
-    public long size() throws IOException {
-      return channel.size();
-    }
-
-    @Override
-    public int read(ByteBuffer dst) throws IOException {
-      return channel.read(dst);
-    }
-
-    @Override
-    public int read(ByteBuffer dst, long position) throws IOException {
-      return channel.read(dst, position);
+      super(channel);
     }
 
     @Override
@@ -131,11 +91,6 @@ public final class WriteRecordingFilePath extends FilePathWrapper {
         WRITES.add(new Write(0, null, size));
       }
       return this;
-    }
-
-    @Override
-    public FileLock tryLock(long position, long size, boolean shared) throws IOException {
-      return channel.tryLock(position, size, shared);
     }
   }
 }
