@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * What sharing a data directory between processes costs: a store and a read by an MCP stdio session
  * ({@code bin/sgm mcp}, one caller) whose process holds the directory, against the same through a
- * session whose process reaches the holder over the local channel (target: at most 2x); then the
+ * session whose process reaches the holder over the local channel (target: at most 2x), with the
+ * same read answered by {@link BareMcpRelay}'s processes as the floor of those two paths; then the
  * time the survivors take to answer again when the holder is killed (SIGKILL) under a store load,
  * p50 and p99 over the kill cycles.
  *
@@ -43,21 +44,56 @@ public final class SharedDirectoryBenchmark {
             Locale.ROOT,
             "MCP stdio, one caller, durable store; %d timed calls each, in turns, after warm-up%n",
             count);
-        List<Measurement.Result> results = interleaved(holder, other, count);
-        results.forEach(Measurement.Result::print);
-        ratio("store", results.get(0), results.get(1));
-        ratio("read", results.get(2), results.get(3));
+        for (int i = 0; i < 1000; i++) {
+          store(holder, i); // the records the reads read
+        }
+        Path sample = scratch.path().resolve("read-result.json");
+        Files.writeString(sample, Json.write(holder.call("read", readRequest(0))));
+        Path socket = scratch.path().resolve("bare.sock");
+        Process answerer =
+            new ProcessBuilder(BareMcpRelay.command("answer", socket.toString(), sample.toString()))
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        try {
+          new java.io.BufferedReader(
+                  new java.io.InputStreamReader(
+                      answerer.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))
+              .readLine(); // "listening"
+          try (McpStdioClient direct =
+                  bare(BareMcpRelay.command("direct", sample.toString()), scratch.path());
+              McpStdioClient relay =
+                  bare(BareMcpRelay.command("relay", socket.toString()), scratch.path())) {
+            List<Measurement.Result> results = interleaved(holder, other, direct, relay, count);
+            results.forEach(Measurement.Result::print);
+            ratio("store", results.get(0), results.get(1));
+            ratio("read", results.get(2), results.get(3));
+            System.out.printf(
+                Locale.ROOT,
+                "  the floor, with no store: the same read through a bare relay process / answered"
+                    + " by a bare process: p50 %.2fx (SGM adds %.3f ms via the holder, %.3f ms via"
+                    + " another process)%n",
+                results.get(5).p50Millis() / results.get(4).p50Millis(),
+                results.get(2).p50Millis() - results.get(4).p50Millis(),
+                results.get(3).p50Millis() - results.get(5).p50Millis());
+          }
+        } finally {
+          answerer.destroyForcibly();
+        }
       }
       handOvers(sgm, scratch.path(), scratch.path().resolve("kill"), cycles);
     }
   }
 
   /**
-   * Times the four rows in turns (a slice of each, again and again), so that whatever else the
-   * machine does at some moment weighs on all of them alike.
+   * Times the rows in turns (a slice of each, again and again), so that whatever else the machine
+   * does at some moment weighs on all of them alike.
    */
   private static List<Measurement.Result> interleaved(
-      McpStdioClient holder, McpStdioClient other, int count) {
+      McpStdioClient holder,
+      McpStdioClient other,
+      McpStdioClient bareDirect,
+      McpStdioClient bareRelay,
+      int count) {
     int rounds = 10;
     int slice = count / rounds;
     List<String> names =
@@ -65,15 +101,19 @@ public final class SharedDirectoryBenchmark {
             "store via the holder",
             "store via another process",
             "read via the holder",
-            "read via another process");
+            "read via another process",
+            "floor: read by a bare process",
+            "floor: read via a bare relay");
     List<java.util.function.IntConsumer> calls =
         List.of(
-            k -> store(holder, k), k -> store(other, k), k -> read(holder, k), k -> read(other, k));
-    for (int i = 0; i < 1000; i++) {
-      store(holder, i); // the records the reads read
-    }
+            k -> store(holder, k),
+            k -> store(other, k),
+            k -> read(holder, k),
+            k -> read(other, k),
+            k -> read(bareDirect, k),
+            k -> read(bareRelay, k));
     int key = 1000;
-    for (int i = 0; i < 2000; i++) { // warm-up: the JIT compiles both paths
+    for (int i = 0; i < 2000; i++) { // warm-up: the JIT compiles every path
       for (var call : calls) {
         call.accept(key++);
       }
@@ -129,9 +169,20 @@ public final class SharedDirectoryBenchmark {
   }
 
   private static void read(McpStdioClient session, int key) {
+    session.call("read", readRequest(key));
+  }
+
+  private static ObjectNode readRequest(int key) {
     ObjectNode request = Json.object();
     request.put("id", "r" + (key % 1000));
-    session.call("read", request);
+    return request;
+  }
+
+  /** An MCP session with a process of {@link BareMcpRelay}. */
+  private static McpStdioClient bare(List<String> command, Path scratch) throws IOException {
+    return new McpStdioClient(
+        new ProcessBuilder(command)
+            .redirectError(ProcessBuilder.Redirect.appendTo(scratch.resolve("bare.err").toFile())));
   }
 
   /** A session storing as fast as it is answered; remembers when each call began and ended. */
