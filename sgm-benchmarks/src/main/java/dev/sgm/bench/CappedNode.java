@@ -105,6 +105,27 @@ final class CappedNode implements AutoCloseable {
     }
   }
 
+  /**
+   * How long the cap has held the node back so far, in milliseconds: the time its threads were
+   * ready to run but had used up their share of the period.
+   */
+  long throttledMillis() {
+    try {
+      for (String line : Files.readAllLines(cgroup.resolve("cpu.stat"))) {
+        String[] f = line.split(" ");
+        if (f[0].equals("throttled_usec")) { // cgroup v2
+          return Long.parseLong(f[1]) / 1000;
+        }
+        if (f[0].equals("throttled_time")) { // cgroup v1, in nanoseconds
+          return Long.parseLong(f[1]) / 1_000_000;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // Not told: shown as none.
+    }
+    return 0;
+  }
+
   private static Path cap(long pid, String name, double cores) throws IOException {
     long quota = Math.max(1000, Math.round(cores * PERIOD_MICROS));
     Path group;

@@ -440,6 +440,8 @@ public final class PostgresBenchmark {
         Cpu before = Cpu.now();
         long aBefore = a.cpuTicks();
         long bBefore = b.cpuTicks();
+        long aHeld = a.throttledMillis();
+        long bHeld = b.throttledMillis();
         Callers.Load load;
         String waits;
         try (PgWaits sessions = new PgWaits(db, USER, PASSWORD)) {
@@ -451,14 +453,16 @@ public final class PostgresBenchmark {
         rates[twoNodes ? 1 : 0] += load.callsPerSecond() / 2;
         System.out.printf(
             Locale.ROOT,
-            "  %-9s %8.0f stores/s  p50 %.2f ms  p99 %.2f ms   node a %.2f cores, node b %.2f;"
-                + " %s%n",
+            "  %-9s %8.0f stores/s  p50 %.2f ms  p99 %.2f ms   node a %.2f cores (held back by"
+                + " its cap %.0f ms/s), node b %.2f (%.0f ms/s); %s%n",
             twoNodes ? "two nodes" : "one node",
             load.callsPerSecond(),
             load.p50Millis(),
             load.p99Millis(),
             (a.cpuTicks() - aBefore) / 100.0 / wall,
+            (a.throttledMillis() - aHeld) / wall,
             (b.cpuTicks() - bBefore) / 100.0 / wall,
+            (b.throttledMillis() - bHeld) / wall,
             after.since(before).replace("this JVM", "callers"));
         System.out.println("            in the database: " + waits);
       }
