@@ -5,7 +5,10 @@ import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmException;
 import dev.sgm.transport.mcp.McpStdioClient;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -55,9 +58,8 @@ public final class SharedDirectoryBenchmark {
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
         try {
-          new java.io.BufferedReader(
-                  new java.io.InputStreamReader(
-                      answerer.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))
+          new BufferedReader(
+                  new InputStreamReader(answerer.getInputStream(), StandardCharsets.UTF_8))
               .readLine(); // "listening"
           try (McpStdioClient direct =
                   bare(BareMcpRelay.command("direct", sample.toString()), scratch.path());
