@@ -106,6 +106,31 @@ final class CappedNode implements AutoCloseable {
   }
 
   /**
+   * CPU time of the node's JIT compiler threads so far, in clock ticks: under a cap, compiling
+   * takes minutes and competes with serving, so a measurement waits for it to settle.
+   */
+  long compilerTicks() {
+    long ticks = 0;
+    try (var threads = Files.list(Path.of("/proc", Long.toString(process.pid()), "task"))) {
+      for (Path thread : threads.toList()) {
+        try {
+          String name = Files.readString(thread.resolve("comm")).trim();
+          if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
+            String stat = Files.readString(thread.resolve("stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+          }
+        } catch (IOException | RuntimeException e) {
+          // A compiler thread that ended meanwhile: its time is gone from the sum either way.
+        }
+      }
+    } catch (IOException e) {
+      return 0;
+    }
+    return ticks;
+  }
+
+  /**
    * How long the cap has held the node back so far, in milliseconds: the time its threads were
    * ready to run but had used up their share of the period.
    */

@@ -46,8 +46,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       per machine, played on one machine, so that a second node brings CPU of its own while the
  *       database and the callers keep the rest. Needs {@code -Dsgm.bench.sgm} (the distribution's
  *       {@code bin/sgm}, which the script passes) and a writable cgroup cpu controller; the nodes
- *       first warm up for {@code -Dsgm.bench.warm-up} seconds (180). Each round also says what the
- *       database's busy sessions were waiting for ({@code PgWaits}).
+ *       first warm up until their JIT compilers settle ({@code warmUp}). Each round also says how
+ *       long the cap held each node back, its compilers' CPU, and what the database's busy sessions
+ *       were waiting for ({@code PgWaits}).
  *   <li>{@code retrieve N}: retrieve p50 with N records seeded, on PostgreSQL and on the embedded
  *       H2 store: a tag-filtered retrieve (answered by the storage's indexes) and a full-text one
  *       (the node's search index, then the rows from storage). Target: within 2x of H2's.
@@ -429,10 +430,7 @@ public final class PostgresBenchmark {
       AtomicLong sequence = new AtomicLong();
       Callers.Call one = n -> toA.call("store", storeOf("one", n));
       Callers.Call both = n -> (n % 2 == 0 ? toA : toB).call("store", storeOf("two", n));
-      // Both nodes compile their store path under the cap: at half a core, after 30 s of this a
-      // node still stored a third as fast as it did after three minutes.
-      int warmUp = Integer.getInteger("sgm.bench.warm-up", 180);
-      Callers.run(Thread.ofPlatform(), both, 32, warmUp, sequence, null);
+      warmUp(a, b, both, cores, sequence);
       // one, two, two, one: the store rate drifts as the tables grow, and this order cancels it.
       double[] rates = new double[2];
       for (int round = 0; round < 4; round++) {
@@ -442,6 +440,8 @@ public final class PostgresBenchmark {
         long bBefore = b.cpuTicks();
         long aHeld = a.throttledMillis();
         long bHeld = b.throttledMillis();
+        long aCompiling = a.compilerTicks();
+        long bCompiling = b.compilerTicks();
         Callers.Load load;
         String waits;
         try (PgWaits sessions = new PgWaits(db, USER, PASSWORD)) {
@@ -454,15 +454,17 @@ public final class PostgresBenchmark {
         System.out.printf(
             Locale.ROOT,
             "  %-9s %8.0f stores/s  p50 %.2f ms  p99 %.2f ms   node a %.2f cores (held back by"
-                + " its cap %.0f ms/s), node b %.2f (%.0f ms/s); %s%n",
+                + " its cap %.0f ms/s, compiling %.3f), node b %.2f (%.0f ms/s, %.3f); %s%n",
             twoNodes ? "two nodes" : "one node",
             load.callsPerSecond(),
             load.p50Millis(),
             load.p99Millis(),
             (a.cpuTicks() - aBefore) / 100.0 / wall,
             (a.throttledMillis() - aHeld) / wall,
+            (a.compilerTicks() - aCompiling) / 100.0 / wall,
             (b.cpuTicks() - bBefore) / 100.0 / wall,
             (b.throttledMillis() - bHeld) / wall,
+            (b.compilerTicks() - bCompiling) / 100.0 / wall,
             after.since(before).replace("this JVM", "callers"));
         System.out.println("            in the database: " + waits);
       }
@@ -471,6 +473,51 @@ public final class PostgresBenchmark {
           "  two nodes / one node: %.2fx (target >= 1.6x where the database is not the"
               + " bottleneck)%n",
           rates[1] / rates[0]);
+    }
+  }
+
+  /**
+   * Stores through both nodes for {@code -Dsgm.bench.warm-up} seconds (180), then on in slices of
+   * 30 s until each node's JIT compilers used under a twentieth of its cap in the last slice, or
+   * until {@code -Dsgm.bench.warm-up-max} seconds (900). Under a cap of 0.3 of a core the compilers
+   * still took 0.10 to 0.18 cores of it after three minutes, in the timed rounds too, and settled
+   * after about six: rounds measured earlier timed the JIT as much as the nodes.
+   */
+  private static void warmUp(
+      CappedNode a, CappedNode b, Callers.Call both, double cores, AtomicLong sequence)
+      throws Exception {
+    int least = Integer.getInteger("sgm.bench.warm-up", 180);
+    int most = Math.max(least, Integer.getInteger("sgm.bench.warm-up-max", 900));
+    int slice = 30;
+    Callers.run(Thread.ofPlatform(), both, 32, least, sequence, null);
+    int done = least;
+    while (true) {
+      long aBefore = a.compilerTicks();
+      long bBefore = b.compilerTicks();
+      long started = System.nanoTime();
+      int seconds = Math.min(slice, most - done);
+      if (seconds <= 0) {
+        System.out.printf(
+            Locale.ROOT,
+            "  warm-up: %d s, and the compilers had not settled (-Dsgm.bench.warm-up-max)%n",
+            done);
+        return;
+      }
+      Callers.run(Thread.ofPlatform(), both, 32, seconds, sequence, null);
+      done += seconds;
+      double wall = (System.nanoTime() - started) / 1e9;
+      double aCores = (a.compilerTicks() - aBefore) / 100.0 / wall;
+      double bCores = (b.compilerTicks() - bBefore) / 100.0 / wall;
+      if (Math.max(aCores, bCores) < cores / 20) {
+        System.out.printf(
+            Locale.ROOT,
+            "  warm-up: %d s, until the compilers used %.3f and %.3f cores in the last %d s%n",
+            done,
+            aCores,
+            bCores,
+            seconds);
+        return;
+      }
     }
   }
 
