@@ -97,12 +97,20 @@ final class CappedNode implements AutoCloseable {
   /** CPU time of the process so far, user and system, in clock ticks (1/100 s). */
   long cpuTicks() {
     try {
-      String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
-      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+      return ticksIn(Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat")));
     } catch (IOException e) {
       return 0;
     }
+  }
+
+  /**
+   * The CPU time, user and system, in clock ticks, that the text of a {@code /proc} {@code stat}
+   * file (of a process or a thread) gives: its 14th and 15th fields, counted after the command
+   * name, which may hold spaces.
+   */
+  static long ticksIn(String stat) {
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Long.parseLong(f[11]) + Long.parseLong(f[12]);
   }
 
   /**
@@ -116,9 +124,7 @@ final class CappedNode implements AutoCloseable {
         try {
           String name = Files.readString(thread.resolve("comm")).trim();
           if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
-            String stat = Files.readString(thread.resolve("stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            ticks += ticksIn(Files.readString(thread.resolve("stat")));
           }
         } catch (IOException | RuntimeException e) {
           // A compiler thread that ended meanwhile: its time is gone from the sum either way.

@@ -556,10 +556,7 @@ public final class PostgresBenchmark {
       try {
         String stat = Files.readString(proc.resolve("stat"));
         String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return new long[] {
-          comm.equals("postgres") ? 1 : 0, Long.parseLong(f[11]) + Long.parseLong(f[12])
-        };
+        return new long[] {comm.equals("postgres") ? 1 : 0, CappedNode.ticksIn(stat)};
       } catch (IOException | RuntimeException e) {
         return null;
       }

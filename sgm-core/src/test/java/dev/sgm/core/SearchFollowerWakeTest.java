@@ -22,7 +22,7 @@ class SearchFollowerWakeTest {
   /**
    * The embedded store, its reads of the log counted and its commit listeners kept for the test.
    */
-  private static final class Watched {
+  private static final class Watched implements AutoCloseable {
     final AtomicInteger reads = new AtomicInteger();
     final List<Runnable> listeners = new CopyOnWriteArrayList<>();
     final Storage real = CoreModule.storage(TestRuntimes.memory(), CoreModule.storageProviders());
@@ -44,17 +44,37 @@ class SearchFollowerWakeTest {
                   }
                 });
 
+    private SearchFollower follower;
+
+    /** Starts a follower of this store, in memory, and waits until it answers. */
+    SearchFollower follow() {
+      follower = new SearchFollower(storage, null, null, "", false);
+      follower.start();
+      long deadline = System.nanoTime() + 10_000 * MILLIS;
+      while (follower.visible() < 0 && System.nanoTime() < deadline) {
+        LockSupport.parkNanos(MILLIS);
+      }
+      assertTrue(follower.visible() >= 0, "the follower did not become ready");
+      return follower;
+    }
+
     void commit() {
       listeners.forEach(Runnable::run);
+    }
+
+    @Override
+    public void close() {
+      if (follower != null) {
+        follower.close();
+      }
+      real.close();
     }
   }
 
   @Test
   void aStreamOfCommitsIsReadInStepsThatGatherSeveral() {
-    Watched w = new Watched();
-    try (SearchFollower follower = new SearchFollower(w.storage, null, null, "", false)) {
-      follower.start();
-      awaitReady(follower);
+    try (Watched w = new Watched()) {
+      w.follow();
       int before = w.reads.get();
       long started = System.nanoTime();
       for (int i = 0; i < 200; i++) {
@@ -72,17 +92,13 @@ class SearchFollowerWakeTest {
               + elapsedMillis
               + " ms; at most "
               + bound);
-    } finally {
-      w.real.close();
     }
   }
 
   @Test
   void aCommitAloneWakesTheFollowerSoonerThanItsPoll() {
-    Watched w = new Watched();
-    try (SearchFollower follower = new SearchFollower(w.storage, null, null, "", false)) {
-      follower.start();
-      awaitReady(follower);
+    try (Watched w = new Watched()) {
+      w.follow();
       // With no query asking, the follower also reads on a timer (every 200 ms): were commits
       // not waking it, the median wait would be about 100 ms.
       long[] waits = new long[7];
@@ -102,16 +118,6 @@ class SearchFollowerWakeTest {
       assertTrue(
           sorted[waits.length / 2] < 60,
           "ms from a commit to the follower's next read: " + Arrays.toString(waits));
-    } finally {
-      w.real.close();
     }
-  }
-
-  private static void awaitReady(SearchFollower follower) {
-    long deadline = System.nanoTime() + 10_000 * MILLIS;
-    while (follower.visible() < 0 && System.nanoTime() < deadline) {
-      LockSupport.parkNanos(MILLIS);
-    }
-    assertTrue(follower.visible() >= 0, "the follower did not become ready");
   }
 }
