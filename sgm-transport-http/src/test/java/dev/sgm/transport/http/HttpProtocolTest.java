@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmException;
@@ -74,7 +75,9 @@ class HttpProtocolTest {
     assertEquals(200, discovery.status());
     assertTrue(
         discovery.json().path("capabilities").toString().contains("\"http\""), discovery.body());
-    assertEquals(discovery.json(), send("GET", "/.well-known/sgm", null, null).json());
+    assertEquals(
+        withoutIndexState(discovery.json()),
+        withoutIndexState(send("GET", "/.well-known/sgm", null, null).json()));
     Answer health = send("GET", "/healthz", null, null);
     assertEquals(200, health.status());
     assertEquals("ok", health.json().path("status").asText());
@@ -82,6 +85,16 @@ class HttpProtocolTest {
     assertEquals("ok", health.json().path("storage").path("status").asText(), health.body());
     assertEquals(200, post("/v1/discover", "{}").status());
     assertEquals(200, send("POST", "/v1/discover", null, null).status(), "an empty body is {}");
+  }
+
+  /**
+   * Discovery without the search index's progress: other tests' writes move it between two calls,
+   * so two answers are the same document apart from it.
+   */
+  private static JsonNode withoutIndexState(JsonNode discovery) {
+    ObjectNode copy = discovery.deepCopy();
+    ((ObjectNode) copy.path("retrieval")).remove("index");
+    return copy;
   }
 
   @Test
