@@ -42,7 +42,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *       which say whether the database (or the machine) is the bottleneck. Target: at least 1.6x
  *       where the database is not the bottleneck.
  *   <li>{@code nodes-capped}: the same over gRPC with each node a process of its own whose CPU a
- *       cgroup caps ({@code -Dsgm.bench.node-cores}, 0.5 by default; {@code CappedNode}): a node
+ *       cgroup caps ({@code -Dsgm.bench.node-cores}, 0.3 by default; {@code CappedNode}): a node
  *       per machine, played on one machine, so that a second node brings CPU of its own while the
  *       database and the callers keep the rest. Needs {@code -Dsgm.bench.sgm} (the distribution's
  *       {@code bin/sgm}, which the script passes) and a writable cgroup cpu controller; the nodes
@@ -407,7 +407,7 @@ public final class PostgresBenchmark {
 
   private static void nodesCapped(String url, int seconds) throws Exception {
     System.out.println();
-    double cores = Double.parseDouble(System.getProperty("sgm.bench.node-cores", "0.5"));
+    double cores = Double.parseDouble(System.getProperty("sgm.bench.node-cores", "0.3"));
     System.out.printf(
         Locale.ROOT,
         "store throughput at 32 callers over gRPC: two nodes on one database vs one node, each"
