@@ -63,6 +63,9 @@ class SemanticRestartTest {
         request.set("record", record);
         invoke(sgm, "store", request);
       }
+      // A search waits until the index has applied every store before it, so from here on the
+      // notes count as waiting for their embeddings; a count read first could still miss them.
+      searchByMeaning(sgm);
       long deadline = System.nanoTime() + 120_000_000_000L;
       while (pending(sgm) != 0 && System.nanoTime() < deadline) {
         Thread.sleep(100);
