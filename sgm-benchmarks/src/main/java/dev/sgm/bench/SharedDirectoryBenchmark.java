@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 
 /**
  * What sharing a data directory between processes costs: a store and a read by an MCP stdio session
@@ -24,6 +25,10 @@ import java.util.concurrent.TimeUnit;
  * same read answered by {@link BareMcpRelay}'s processes as the floor of those two paths; then the
  * time the survivors take to answer again when the holder is killed (SIGKILL) under a store load,
  * p50 and p99 over the kill cycles.
+ *
+ * <p>The reads are timed twice: in turns with the stores, while the holder embeds those stores in
+ * the background (a core's worth of work on two cores, which delays every process woken to pass a
+ * call on), and alone, once the holder has embedded them all.
  *
  * <p>Run: {@code ./sgm-benchmarks/run-shared} ({@code -Dsgm.bench.count}, {@code
  * -Dsgm.bench.cycles}).
@@ -65,18 +70,36 @@ public final class SharedDirectoryBenchmark {
                   bare(BareMcpRelay.command("direct", sample.toString()), scratch.path());
               McpStdioClient relay =
                   bare(BareMcpRelay.command("relay", socket.toString()), scratch.path())) {
-            List<Measurement.Result> results = interleaved(holder, other, direct, relay, count);
-            results.forEach(Measurement.Result::print);
-            ratio("store", results.get(0), results.get(1));
-            ratio("read", results.get(2), results.get(3));
+            List<Timed> reads =
+                List.of(
+                    new Timed("read via the holder", k -> read(holder, k)),
+                    new Timed("read via another process", k -> read(other, k)),
+                    new Timed("floor: read by a bare process", k -> read(direct, k)),
+                    new Timed("floor: read via a bare relay", k -> read(relay, k)));
+            List<Timed> all = new ArrayList<>();
+            all.add(new Timed("store via the holder", k -> store(holder, k)));
+            all.add(new Timed("store via another process", k -> store(other, k)));
+            all.addAll(reads);
+            int key = 1000;
+            for (int i = 0; i < 2000; i++) { // warm-up: the JIT compiles every path
+              for (Timed row : all) {
+                row.call().accept(key++);
+              }
+            }
+            System.out.println(
+                "stores and reads in turns (the holder embeds the stores meanwhile):");
+            List<Measurement.Result> mixed = interleaved(all, count, key);
+            mixed.forEach(Measurement.Result::print);
+            ratio("store", mixed.get(0), mixed.get(1));
+            readRatios(mixed.subList(2, 6));
+            long waited = untilEmbedded(holder);
             System.out.printf(
                 Locale.ROOT,
-                "  the floor, with no store: the same read through a bare relay process / answered"
-                    + " by a bare process: p50 %.2fx (SGM adds %.3f ms via the holder, %.3f ms via"
-                    + " another process)%n",
-                results.get(5).p50Millis() / results.get(4).p50Millis(),
-                results.get(2).p50Millis() - results.get(4).p50Millis(),
-                results.get(3).p50Millis() - results.get(5).p50Millis());
+                "reads alone, once the holder has embedded every store (after %.1f s):%n",
+                waited / 1e9);
+            List<Measurement.Result> quiet = interleaved(reads, count, 0);
+            quiet.forEach(Measurement.Result::print);
+            readRatios(quiet);
           }
         } finally {
           answerer.destroyForcibly();
@@ -86,59 +109,71 @@ public final class SharedDirectoryBenchmark {
     }
   }
 
+  /** A row of the benchmark: its name and one call, given a key. */
+  private record Timed(String name, IntConsumer call) {}
+
   /**
    * Times the rows in turns (a slice of each, again and again), so that whatever else the machine
-   * does at some moment weighs on all of them alike.
+   * does at some moment weighs on all of them alike; keys count up from {@code firstKey}.
    */
-  private static List<Measurement.Result> interleaved(
-      McpStdioClient holder,
-      McpStdioClient other,
-      McpStdioClient bareDirect,
-      McpStdioClient bareRelay,
-      int count) {
+  private static List<Measurement.Result> interleaved(List<Timed> rows, int count, int firstKey) {
     int rounds = 10;
     int slice = count / rounds;
-    List<String> names =
-        List.of(
-            "store via the holder",
-            "store via another process",
-            "read via the holder",
-            "read via another process",
-            "floor: read by a bare process",
-            "floor: read via a bare relay");
-    List<java.util.function.IntConsumer> calls =
-        List.of(
-            k -> store(holder, k),
-            k -> store(other, k),
-            k -> read(holder, k),
-            k -> read(other, k),
-            k -> read(bareDirect, k),
-            k -> read(bareRelay, k));
-    int key = 1000;
-    for (int i = 0; i < 2000; i++) { // warm-up: the JIT compiles every path
-      for (var call : calls) {
-        call.accept(key++);
-      }
-    }
-    long[][] nanos = new long[calls.size()][slice * rounds];
-    long[] total = new long[calls.size()];
+    int key = firstKey;
+    long[][] nanos = new long[rows.size()][slice * rounds];
+    long[] total = new long[rows.size()];
     for (int round = 0; round < rounds; round++) {
-      for (int c = 0; c < calls.size(); c++) {
+      for (int r = 0; r < rows.size(); r++) {
+        IntConsumer call = rows.get(r).call();
         long start = System.nanoTime();
         for (int i = 0; i < slice; i++) {
           long t0 = System.nanoTime();
-          calls.get(c).accept(key++);
-          nanos[c][round * slice + i] = System.nanoTime() - t0;
+          call.accept(key++);
+          nanos[r][round * slice + i] = System.nanoTime() - t0;
         }
-        total[c] += System.nanoTime() - start;
+        total[r] += System.nanoTime() - start;
       }
     }
     List<Measurement.Result> results = new ArrayList<>();
-    for (int c = 0; c < calls.size(); c++) {
-      Arrays.sort(nanos[c]);
-      results.add(new Measurement.Result(names.get(c), slice * rounds, total[c] / 1e9, nanos[c]));
+    for (int r = 0; r < rows.size(); r++) {
+      Arrays.sort(nanos[r]);
+      results.add(
+          new Measurement.Result(rows.get(r).name(), slice * rounds, total[r] / 1e9, nanos[r]));
     }
     return results;
+  }
+
+  /**
+   * Waits until the holder has no record left to embed (discovery's {@code pending_embeddings}), at
+   * most ten minutes; returns how long that took.
+   */
+  private static long untilEmbedded(McpStdioClient holder) throws InterruptedException {
+    long started = System.nanoTime();
+    long deadline = started + TimeUnit.MINUTES.toNanos(10);
+    while (System.nanoTime() < deadline
+        && holder
+                .call("discover", Json.object())
+                .path("retrieval")
+                .path("index")
+                .path("pending_embeddings")
+                .asLong(0)
+            > 0) {
+      Thread.sleep(200);
+    }
+    return System.nanoTime() - started;
+  }
+
+  /** The read ratio, and the floor's: rows read via the holder, another process, bare, relay. */
+  private static void readRatios(List<Measurement.Result> reads) {
+    ratio("read", reads.get(0), reads.get(1));
+    System.out.printf(
+        Locale.ROOT,
+        "  the floor, with no store: the same read through a bare relay process / answered"
+            + " by a bare process: p50 %.2fx (SGM adds %.3f ms via the holder, %.3f ms via"
+            + " another process)%n",
+        reads.get(3).p50Millis() / reads.get(2).p50Millis(),
+        reads.get(0).p50Millis() - reads.get(2).p50Millis(),
+        reads.get(1).p50Millis() - reads.get(3).p50Millis());
   }
 
   private static void ratio(String what, Measurement.Result holder, Measurement.Result other) {
