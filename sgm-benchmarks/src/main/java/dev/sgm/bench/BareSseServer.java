@@ -10,6 +10,10 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * The floor of SSE fan-out on this machine, the watch benchmark's peer: a loopback server that
@@ -24,6 +28,15 @@ final class BareSseServer implements AutoCloseable {
               + "event: ready\ndata: {}\n\n")
           .getBytes(StandardCharsets.US_ASCII);
 
+  /**
+   * Threads writing each event, the calling one included ({@code -Dsgm.bench.bare-writers}, 1):
+   * each takes an equal share of the connections.
+   */
+  private static final int WRITERS = Math.max(1, Integer.getInteger("sgm.bench.bare-writers", 1));
+
+  private final ExecutorService helpers =
+      Executors.newFixedThreadPool(
+          Math.max(1, WRITERS - 1), task -> Thread.ofPlatform().daemon().unstarted(task));
   private final ServerSocketChannel server;
   private final List<SocketChannel> streams = new ArrayList<>();
   private final Thread acceptor;
@@ -32,6 +45,11 @@ final class BareSseServer implements AutoCloseable {
     server = ServerSocketChannel.open();
     server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1024);
     acceptor = Thread.ofPlatform().daemon().name("bench-bare-sse").start(this::accept);
+  }
+
+  /** How many threads write each event. */
+  static int writers() {
+    return WRITERS;
   }
 
   /** Where clients connect. */
@@ -72,8 +90,31 @@ final class BareSseServer implements AutoCloseable {
   /** Writes {@code frame} to every open stream, in the order they opened. */
   void publish(byte[] frame) throws IOException {
     synchronized (streams) {
-      for (SocketChannel channel : streams) {
+      int n = streams.size();
+      List<Future<?>> parts = new ArrayList<>();
+      for (int w = 1; w < WRITERS; w++) {
+        List<SocketChannel> part = streams.subList(n * w / WRITERS, n * (w + 1) / WRITERS);
+        parts.add(
+            helpers.submit(
+                () -> {
+                  for (SocketChannel channel : part) {
+                    write(channel, frame);
+                  }
+                  return null;
+                }));
+      }
+      for (SocketChannel channel : streams.subList(0, n / WRITERS)) {
         write(channel, frame);
+      }
+      for (Future<?> part : parts) {
+        try {
+          part.get();
+        } catch (ExecutionException e) {
+          throw new IOException(e.getCause());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException(e);
+        }
       }
     }
   }
@@ -87,6 +128,7 @@ final class BareSseServer implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
+    helpers.shutdownNow();
     server.close();
     synchronized (streams) {
       for (SocketChannel channel : streams) {

@@ -22,9 +22,9 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Many SSE watch connections ({@code GET /v1/watch}) held by the benchmark itself, with the arrival
  * time of every event. By default one thread reads them all through a selector, taking the time as
- * each read returns, the way a load generator does: on two cores, a thread per connection ({@code
- * threads}, one virtual thread each reading lines) spends the CPU the server needs and adds its own
- * scheduling to every figure.
+ * each read returns, the way a load generator does ({@code -Dsgm.bench.readers} splits them between
+ * more such threads): on two cores, a thread per connection ({@code threads}, one virtual thread
+ * each reading lines) spends the CPU the server needs and adds its own scheduling to every figure.
  */
 final class SseClients implements AutoCloseable {
   /** Where a reader reports that an event reached it. */
@@ -37,10 +37,19 @@ final class SseClients implements AutoCloseable {
   private static final byte[] READY = "event: ready".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] EVENT = "data: {\"cursor\"".getBytes(StandardCharsets.US_ASCII);
 
+  /** Reader threads, each with a selector of its own ({@code -Dsgm.bench.readers}, 1). */
+  private static final int READERS = Math.max(1, Integer.getInteger("sgm.bench.readers", 1));
+
   private final List<Closeable> connections = new ArrayList<>();
-  private Selector selector;
+
+  private final List<Selector> selectors = new ArrayList<>();
 
   private SseClients() {}
+
+  /** How many threads read the connections, each through a selector of its own. */
+  static int readers() {
+    return READERS;
+  }
 
   /**
    * Opens {@code count} watches of {@code project} and returns once each has its {@code ready}
@@ -66,7 +75,9 @@ final class SseClients implements AutoCloseable {
   private void openSelected(
       InetSocketAddress address, byte[] request, int count, CountDownLatch ready, Arrival arrival)
       throws IOException {
-    selector = Selector.open();
+    for (int r = 0; r < READERS; r++) {
+      selectors.add(Selector.open());
+    }
     for (int i = 0; i < count; i++) {
       SocketChannel channel = SocketChannel.open(address);
       connections.add(channel);
@@ -75,42 +86,42 @@ final class SseClients implements AutoCloseable {
         channel.write(out);
       }
       channel.configureBlocking(false);
-      channel.register(selector, SelectionKey.OP_READ, new Lines(ready, arrival));
+      channel.register(selectors.get(i % READERS), SelectionKey.OP_READ, new Lines(ready, arrival));
     }
-    Thread.ofPlatform()
-        .daemon()
-        .name("bench-sse-reader")
-        .start(
-            () -> {
-              ByteBuffer buffer = ByteBuffer.allocateDirect(64 * 1024);
-              byte[] bytes = new byte[buffer.capacity()];
-              try {
-                while (selector.isOpen()) {
-                  selector.select();
-                  for (SelectionKey key : selector.selectedKeys()) {
-                    SocketChannel channel = (SocketChannel) key.channel();
-                    buffer.clear();
-                    int read;
-                    try {
-                      read = channel.read(buffer);
-                    } catch (IOException e) {
-                      read = -1;
-                    }
-                    long now = System.nanoTime();
-                    if (read < 0) {
-                      key.cancel();
-                      continue;
-                    }
-                    buffer.flip();
-                    buffer.get(bytes, 0, read);
-                    ((Lines) key.attachment()).feed(bytes, read, now);
-                  }
-                  selector.selectedKeys().clear();
-                }
-              } catch (IOException | ClosedSelectorException e) {
-                // Closed by the benchmark.
-              }
-            });
+    for (Selector selector : selectors) {
+      Thread.ofPlatform().daemon().name("bench-sse-reader").start(() -> read(selector));
+    }
+  }
+
+  private static void read(Selector selector) {
+    ByteBuffer buffer = ByteBuffer.allocateDirect(64 * 1024);
+    byte[] bytes = new byte[buffer.capacity()];
+    try {
+      while (selector.isOpen()) {
+        selector.select();
+        for (SelectionKey key : selector.selectedKeys()) {
+          SocketChannel channel = (SocketChannel) key.channel();
+          buffer.clear();
+          int read;
+          try {
+            read = channel.read(buffer);
+          } catch (IOException e) {
+            read = -1;
+          }
+          long now = System.nanoTime();
+          if (read < 0) {
+            key.cancel();
+            continue;
+          }
+          buffer.flip();
+          buffer.get(bytes, 0, read);
+          ((Lines) key.attachment()).feed(bytes, read, now);
+        }
+        selector.selectedKeys().clear();
+      }
+    } catch (IOException | ClosedSelectorException e) {
+      // Closed by the benchmark.
+    }
   }
 
   private void openThreaded(
@@ -148,7 +159,7 @@ final class SseClients implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
-    if (selector != null) {
+    for (Selector selector : selectors) {
       selector.close();
     }
     for (Closeable connection : connections) {

@@ -40,7 +40,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * after would put that drift into the ratio.
  *
  * <p>Run: {@code ./sgm-benchmarks/run-watch} ({@code -Dsgm.bench.watchers}, {@code
- * -Dsgm.bench.events}, {@code -Dsgm.bench.seconds} per round, {@code -Dsgm.bench.rounds}).
+ * -Dsgm.bench.events}, {@code -Dsgm.bench.seconds} per round, {@code -Dsgm.bench.rounds} a side, 8;
+ * {@code -Dsgm.bench.readers} client reader threads and {@code -Dsgm.bench.bare-writers} writer
+ * threads of the bare server, 1 each, to see whether splitting either lowers the floor).
  */
 public final class WatchBenchmark {
   private static final Caller CALLER = Caller.embedded();
@@ -53,7 +55,7 @@ public final class WatchBenchmark {
     int seconds = Integer.getInteger("sgm.bench.seconds", 6);
     // Per side, and even: the order then ends on a whole "none, idle, idle, none", so a steady
     // drift weighs on both sides alike (an odd count puts the idle rounds later on average).
-    int rounds = Integer.getInteger("sgm.bench.rounds", 4);
+    int rounds = Integer.getInteger("sgm.bench.rounds", 8);
     rounds += rounds % 2;
     boolean selector = !"threads".equals(System.getProperty("sgm.bench.client", "selector"));
     try (ScratchDirectory scratch = ScratchDirectory.create("sgm-watch-bench")) {
@@ -78,7 +80,7 @@ public final class WatchBenchmark {
             "watch benchmark: %d SSE watchers, %d events, clients read by %s%n",
             watchers,
             events,
-            selector ? "one selector thread" : "a virtual thread each");
+            selector ? SseClients.readers() + " selector thread(s)" : "a virtual thread each");
         memoryPerIdleWatch(service, watchers);
         memoryPerIdleConnection(url, watchers, selector);
         throughput(service, seconds, "bench-warm");
@@ -148,10 +150,11 @@ public final class WatchBenchmark {
               sgmLatency.early());
           System.out.printf(
               Locale.ROOT,
-              "the machine's floor, one write per connection from one thread (no store, no HTTP"
+              "the machine's floor, one write per connection from %d thread(s) (no store, no HTTP"
                   + " server), its events in turn with SGM's: p50 %.2f ms, p99 %.2f ms, max %.2f ms"
                   + " (%d of %d deliveries); SGM from the store call / floor: p50 %.2fx, p99"
                   + " %.2fx%n",
+              BareSseServer.writers(),
               floor.p50(),
               floor.p99(),
               floor.max(),
