@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code identity}: store and read by identity at 1 and 16 callers, the engine on PostgreSQL
  *       against raw JDBC writing the same rows and index entries (record, tag, write-sequence
  *       counter, change-log and version-log rows, in one transaction) on the same server with the
- *       same durability ({@code synchronous_commit} as the server has it). Target: at least 0.6x.
+ *       same durability ({@code synchronous_commit} as the server has it), in turns (engine, raw,
+ *       raw, engine; {@code -Dsgm.bench.identity-rounds} a side, 2). Target: at least 0.6x.
  *   <li>{@code nodes}: store throughput at 32 callers through two nodes on one database (16 callers
  *       each) against one node, with the machine's CPU use and the database server's share of it,
  *       which say whether the database (or the machine) is the bottleneck. Target: at least 1.6x
@@ -169,21 +170,57 @@ public final class PostgresBenchmark {
                     ? Callers.inProcessStore(sgm, "c" + callers)
                     : Callers.inProcessRead(sgm, PROJECTS, PER_PROJECT);
             Callers.Call rawCall = op.equals("store") ? raw::store : n -> raw.read(n);
-            Callers.Load engine = Callers.loadInProcess(engineCall, callers, seconds, sequence);
-            Callers.Load direct = Callers.loadInProcess(rawCall, callers, seconds, sequence);
+            // In turns, engine, raw, raw, engine, ...: the disk's flush time drifts by half
+            // within minutes here, and one measurement a side would put that drift into the
+            // ratio.
+            List<Callers.Load> engine = new ArrayList<>();
+            List<Callers.Load> direct = new ArrayList<>();
+            StringBuilder rounds = new StringBuilder();
+            for (int round = 0; round < 2 * IDENTITY_ROUNDS; round++) {
+              boolean engineRound = round % 4 == 0 || round % 4 == 3;
+              Callers.Load load =
+                  Callers.loadInProcess(
+                      engineRound ? engineCall : rawCall, callers, seconds, sequence);
+              (engineRound ? engine : direct).add(load);
+              rounds.append(
+                  String.format(
+                      Locale.ROOT,
+                      " %s %.0f",
+                      engineRound ? "engine" : "raw",
+                      load.callsPerSecond()));
+            }
+            double engineRate = meanRate(engine);
+            double directRate = meanRate(direct);
             System.out.printf(
                 Locale.ROOT,
-                "  %-24s %12.0f %12.0f %7.2fx   %.3f / %.3f ms  (target >= 0.6x)%n",
+                "  %-24s %12.0f %12.0f %7.2fx   %.3f / %.3f ms  (target >= 0.6x; rounds:%s)%n",
                 op + ", " + callers + " caller" + (callers == 1 ? "" : "s"),
-                engine.callsPerSecond(),
-                direct.callsPerSecond(),
-                engine.callsPerSecond() / direct.callsPerSecond(),
-                engine.p50Millis(),
-                direct.p50Millis());
+                engineRate,
+                directRate,
+                engineRate / directRate,
+                medianP50(engine),
+                medianP50(direct),
+                rounds);
           }
         }
       }
     }
+  }
+
+  /** Rounds a side of each identity measurement ({@code -Dsgm.bench.identity-rounds}, 2). */
+  private static final int IDENTITY_ROUNDS =
+      Math.max(1, Integer.getInteger("sgm.bench.identity-rounds", 2));
+
+  /** The rate over rounds of equal length. */
+  private static double meanRate(List<Callers.Load> rounds) {
+    return rounds.stream().mapToDouble(Callers.Load::callsPerSecond).average().orElse(0);
+  }
+
+  /** The median of the rounds' p50s. */
+  private static double medianP50(List<Callers.Load> rounds) {
+    double[] p50s = rounds.stream().mapToDouble(Callers.Load::p50Millis).sorted().toArray();
+    int n = p50s.length;
+    return n % 2 == 1 ? p50s[n / 2] : (p50s[n / 2 - 1] + p50s[n / 2]) / 2;
   }
 
   /**
