@@ -7,6 +7,14 @@ import java.util.Locale;
 final class Measurement {
   private Measurement() {}
 
+  /**
+   * Whether {@code round} belongs to the second side of two taking turns A, B, B, A, A, B, ...: a
+   * steady drift of the machine (a disk, a growing table) then weighs on both sides alike.
+   */
+  static boolean secondSide(int round) {
+    return round % 4 == 1 || round % 4 == 2;
+  }
+
   /** The median of sorted latencies in nanoseconds, in milliseconds. */
   static double p50Millis(long[] sortedNanos) {
     return sortedNanos[sortedNanos.length / 2] / 1e6;

@@ -177,7 +177,7 @@ public final class PostgresBenchmark {
             List<Callers.Load> direct = new ArrayList<>();
             StringBuilder rounds = new StringBuilder();
             for (int round = 0; round < 2 * IDENTITY_ROUNDS; round++) {
-              boolean engineRound = round % 4 == 0 || round % 4 == 3;
+              boolean engineRound = !Measurement.secondSide(round);
               Callers.Load load =
                   Callers.loadInProcess(
                       engineRound ? engineCall : rawCall, callers, seconds, sequence);
@@ -471,7 +471,7 @@ public final class PostgresBenchmark {
       // one, two, two, one: the store rate drifts as the tables grow, and this order cancels it.
       double[] rates = new double[2];
       for (int round = 0; round < 4; round++) {
-        boolean twoNodes = round == 1 || round == 2;
+        boolean twoNodes = Measurement.secondSide(round);
         Cpu before = Cpu.now();
         long aBefore = a.cpuTicks();
         long bBefore = b.cpuTicks();

@@ -89,7 +89,7 @@ public final class WatchBenchmark {
         StringBuilder figures = new StringBuilder();
         for (int round = 0; round < 2 * rounds; round++) {
           // none, idle, idle, none, none, idle, ...: a steady drift weighs on both sides alike.
-          boolean withIdle = (round % 4 == 1) || (round % 4 == 2);
+          boolean withIdle = Measurement.secondSide(round);
           double rate;
           if (withIdle) {
             SseClients clients =
