@@ -50,7 +50,13 @@ final class ActivePlugins {
             }
             descriptors.add(
                 new OperationDescriptor(
-                    op.name(), op.description(), name, op.requestSchema(), null));
+                    op.name(),
+                    op.title(),
+                    op.description(),
+                    name,
+                    op.requestSchema(),
+                    op.responseSchema(),
+                    op.effects()));
           }
         });
   }

@@ -10,6 +10,7 @@ import dev.sgm.api.DiscoverRequest;
 import dev.sgm.api.Json;
 import dev.sgm.api.JsonSchemas;
 import dev.sgm.api.OperationDescriptor;
+import dev.sgm.api.OperationEffects;
 import dev.sgm.api.PutContentRequest;
 import dev.sgm.api.ReadRequest;
 import dev.sgm.api.RetrieveQuery;
@@ -61,6 +62,8 @@ public final class CoreOperations {
       List.of(
           operation(
               DISCOVER,
+              "Discover what this server offers",
+              OperationEffects.READ,
               "What this memory server supports: protocol version, capabilities, profiles,"
                   + " operations, record types and limits.",
               """
@@ -75,6 +78,8 @@ public final class CoreOperations {
                   engine.discover(caller, DiscoverRequest.fromJson(request)).toJson()),
           operation(
               STORE,
+              "Remember a record",
+              OperationEffects.idempotentWrite(true, "expected_version", "if_absent"),
               "Store (create or replace) one record at its scope and id; storing the same document"
                   + " again changes nothing.",
               """
@@ -95,6 +100,8 @@ public final class CoreOperations {
                   engine.store(caller, StoreRequest.fromJson(request)).toJson()),
           operation(
               STORE_BATCH,
+              "Remember many records at once",
+              OperationEffects.idempotentWrite(true, "if_absent"),
               "Store up to 1000 complete records at once, all or nothing.",
               """
               {"type": "object", "additionalProperties": false, "required": ["records"],
@@ -116,6 +123,8 @@ public final class CoreOperations {
                   engine.storeBatch(caller, BatchStoreRequest.fromJson(request)).toJson()),
           operation(
               READ,
+              "Read one record",
+              OperationEffects.READ,
               "Read one record by its scope and id; with resolve, also the content it references.",
               """
               {"type": "object", "additionalProperties": false, "required": ["scope", "id"],
@@ -137,6 +146,8 @@ public final class CoreOperations {
                   engine.read(caller, ReadRequest.fromJson(request)).toJson()),
           operation(
               RETRIEVE,
+              "Recall records",
+              OperationEffects.READ,
               "Search memory in plain words: put a question or keywords in 'text' (ranked by"
                   + " relevance); narrow with types, tags, filter, dates; use compact and a small"
                   + " limit to keep results short.",
@@ -178,6 +189,8 @@ public final class CoreOperations {
                   engine.retrieve(caller, RetrieveQuery.fromJson(request)).toJson()),
           operation(
               DELETE,
+              "Forget a record",
+              OperationEffects.write(true),
               "Delete one record by its scope and id (with history on, it is hidden, not removed).",
               """
               {"type": "object", "additionalProperties": false, "required": ["scope", "id"],
@@ -193,6 +206,8 @@ public final class CoreOperations {
                   engine.delete(caller, DeleteRequest.fromJson(request)).toJson()),
           operation(
               PUT_CONTENT,
+              "Keep content by its hash",
+              OperationEffects.idempotentWrite(false),
               "Keep a large body by its SHA-256 hash and get a reference to put in a record.",
               """
               {"type": "object", "additionalProperties": false,
@@ -208,6 +223,8 @@ public final class CoreOperations {
                   engine.putContent(caller, PutContentRequest.fromJson(request)).toResponseJson()),
           operation(
               WHOAMI,
+              "Who am I",
+              OperationEffects.READ,
               "Who the server takes the caller for: principal, grants, agents, clearance.",
               """
               {"type": "object", "additionalProperties": false, "properties": {}}
@@ -228,6 +245,8 @@ public final class CoreOperations {
               }),
           operation(
               CHANGES,
+              "Changes since a cursor",
+              OperationEffects.READ,
               "What changed, in commit order: stores, deletes, restores and lapsed task claims of"
                   + " a scope after a cursor; without since, the cursor of the present to follow from.",
               """
@@ -260,6 +279,8 @@ public final class CoreOperations {
                   engine.changes(caller, ChangesRequest.fromJson(request)).toJson()),
           operation(
               SCOPES,
+              "List scopes",
+              OperationEffects.READ,
               "The scopes that hold records, each with its count of live records by type, among"
                   + " the scopes the caller may read; with scope, only that scope and narrower ones.",
               """
@@ -301,10 +322,22 @@ public final class CoreOperations {
   }
 
   private static CoreOperation operation(
-      String name, String description, String request, String response, Body body) {
+      String name,
+      String title,
+      OperationEffects effects,
+      String description,
+      String request,
+      String response,
+      Body body) {
     return new CoreOperation(
         new OperationDescriptor(
-            name, description, "core", schema(request, true), schema(response, false)),
+            name,
+            title,
+            description,
+            "core",
+            schema(request, true),
+            schema(response, false),
+            effects),
         body);
   }
 

@@ -56,15 +56,17 @@ public final class ExampleProfileProvider implements ProfileProvider {
       @Override
       public List<ProfileOperation> operations() {
         return List.of(
-            ProfileOperation.of(
-                "example.greet",
-                "Greets a name and counts the greetings kept in a scope.",
-                JsonSchemas.object()
-                    .additionalProperties(false)
-                    .required("scope", JsonSchemas.scope("Where the greetings are kept."))
-                    .required("name", JsonSchemas.text("Whom to greet."))
-                    .build(),
-                (caller, request) -> greet(context, caller, request)));
+            ProfileOperation.named("example.greet")
+                .title("Greet someone")
+                .description("Greets a name and counts the greetings kept in a scope.")
+                .request(
+                    JsonSchemas.object()
+                        .additionalProperties(false)
+                        .required("scope", JsonSchemas.scope("Where the greetings are kept."))
+                        .required("name", JsonSchemas.text("Whom to greet."))
+                        .build())
+                .readOnly()
+                .body((caller, request) -> greet(context, caller, request)));
       }
     };
   }

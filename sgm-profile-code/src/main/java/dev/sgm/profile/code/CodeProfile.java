@@ -218,41 +218,48 @@ final class CodeProfile implements Profile {
     ObjectNode limit = JsonSchemas.integer("Most records returned.", 1, RetrieveQuery.MAX_LIMIT);
     ObjectNode glob = JsonSchemas.text("A path glob, e.g. src/**/*.java.");
     return List.of(
-        ProfileOperation.of(
-            "code.symbols",
-            "Finds symbols by name, prefix, kind, path or path glob.",
-            request()
-                .optional(
-                    "scope_mode",
-                    JsonSchemas.oneOf(
-                        "descendants, ancestors or lineage widen the scope.",
-                        List.of("exact", "descendants", "ancestors", "lineage")))
-                .optional("name", JsonSchemas.text("The exact name."))
-                .optional("prefix", JsonSchemas.text("The start of the name."))
-                .optional("kind", JsonSchemas.text("function, class, method, ..."))
-                .optional("path", JsonSchemas.text("The exact file."))
-                .optional("path_glob", glob)
-                .optional("limit", limit)
-                .build(),
-            this::symbols),
-        ProfileOperation.of(
-            "code.references_to",
-            "Lists every recorded reference to a symbol, with its location.",
-            request()
-                .required("symbol", JsonSchemas.text("The symbol referred to."))
-                .optional("path", JsonSchemas.text("Only references to the symbol of this file."))
-                .optional("limit", limit)
-                .build(),
-            this::referencesTo),
-        ProfileOperation.of(
-            "code.diffs_touching",
-            "Lists the diffs that touch a path or a path glob, newest first.",
-            request()
-                .optional("path", JsonSchemas.text("A file; give this or path_glob."))
-                .optional("path_glob", glob)
-                .optional("limit", limit)
-                .build(),
-            this::diffsTouching));
+        ProfileOperation.named("code.symbols")
+            .title("Find code symbols")
+            .description("Finds symbols by name, prefix, kind, path or path glob.")
+            .request(
+                request()
+                    .optional(
+                        "scope_mode",
+                        JsonSchemas.oneOf(
+                            "descendants, ancestors or lineage widen the scope.",
+                            List.of("exact", "descendants", "ancestors", "lineage")))
+                    .optional("name", JsonSchemas.text("The exact name."))
+                    .optional("prefix", JsonSchemas.text("The start of the name."))
+                    .optional("kind", JsonSchemas.text("function, class, method, ..."))
+                    .optional("path", JsonSchemas.text("The exact file."))
+                    .optional("path_glob", glob)
+                    .optional("limit", limit)
+                    .build())
+            .readOnly()
+            .body(this::symbols),
+        ProfileOperation.named("code.references_to")
+            .title("Find references to a symbol")
+            .description("Lists every recorded reference to a symbol, with its location.")
+            .request(
+                request()
+                    .required("symbol", JsonSchemas.text("The symbol referred to."))
+                    .optional(
+                        "path", JsonSchemas.text("Only references to the symbol of this file."))
+                    .optional("limit", limit)
+                    .build())
+            .readOnly()
+            .body(this::referencesTo),
+        ProfileOperation.named("code.diffs_touching")
+            .title("Find diffs touching a file")
+            .description("Lists the diffs that touch a path or a path glob, newest first.")
+            .request(
+                request()
+                    .optional("path", JsonSchemas.text("A file; give this or path_glob."))
+                    .optional("path_glob", glob)
+                    .optional("limit", limit)
+                    .build())
+            .readOnly()
+            .body(this::diffsTouching));
   }
 
   private static JsonSchemas.ObjectSchema request() {

@@ -13,6 +13,7 @@ import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.JsonSchemas;
 import dev.sgm.api.MemoryRecord;
+import dev.sgm.api.OperationEffects;
 import dev.sgm.api.Scope;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.StoreResult;
@@ -65,23 +66,28 @@ final class Handoffs implements OwnedType {
   @Override
   public List<ProfileOperation> operations() {
     return List.of(
-        ProfileOperation.of(
-            "handoffs.accept",
-            "Accepts an open handoff for an agent.",
-            Requests.schema(true)
-                .required("agent", JsonSchemas.text("Who takes the work over."))
-                .build(),
-            this::accept),
-        ProfileOperation.of(
-            "handoffs.complete",
-            "Completes an accepted handoff.",
-            Requests.schema(true).build(),
-            this::complete),
-        ProfileOperation.of(
-            "handoffs.resume",
-            "Returns a handoff with every record it references, to pick the work up in one call.",
-            Requests.schema(true).build(),
-            this::resume));
+        ProfileOperation.named("handoffs.accept")
+            .title("Accept a handoff")
+            .description("Accepts an open handoff for an agent.")
+            .request(
+                Requests.schema(true)
+                    .required("agent", JsonSchemas.text("Who takes the work over."))
+                    .build())
+            .effects(OperationEffects.WRITE)
+            .body(this::accept),
+        ProfileOperation.named("handoffs.complete")
+            .title("Complete a handoff")
+            .description("Completes an accepted handoff.")
+            .request(Requests.schema(true).build())
+            .effects(OperationEffects.WRITE)
+            .body(this::complete),
+        ProfileOperation.named("handoffs.resume")
+            .title("Resume from a handoff")
+            .description(
+                "Returns a handoff with every record it references, to pick the work up in one call.")
+            .request(Requests.schema(true).build())
+            .readOnly()
+            .body(this::resume));
   }
 
   private JsonNode accept(Caller caller, JsonNode json) {

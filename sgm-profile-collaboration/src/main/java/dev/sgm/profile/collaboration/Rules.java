@@ -53,11 +53,13 @@ final class Rules implements OwnedType {
   @Override
   public List<ProfileOperation> operations() {
     return List.of(
-        ProfileOperation.of(
-            "rules.active",
-            "Lists the active rules in force for a scope, its broader scopes' included, by severity.",
-            Requests.schema(false).build(),
-            this::active));
+        ProfileOperation.named("rules.active")
+            .title("Rules in force")
+            .description(
+                "Lists the active rules in force for a scope, its broader scopes' included, by severity.")
+            .request(Requests.schema(false).build())
+            .readOnly()
+            .body(this::active));
   }
 
   private JsonNode active(Caller caller, JsonNode json) {

@@ -59,11 +59,12 @@ final class Statuses implements OwnedType {
   @Override
   public List<ProfileOperation> operations() {
     return List.of(
-        ProfileOperation.of(
-            "status.current",
-            "Lists the latest status of each agent in a scope.",
-            Requests.schema(false).build(),
-            this::current));
+        ProfileOperation.named("status.current")
+            .title("Latest status of each agent")
+            .description("Lists the latest status of each agent in a scope.")
+            .request(Requests.schema(false).build())
+            .readOnly()
+            .body(this::current));
   }
 
   private JsonNode current(Caller caller, JsonNode json) {

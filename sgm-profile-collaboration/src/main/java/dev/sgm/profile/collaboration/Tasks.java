@@ -12,6 +12,7 @@ import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.JsonSchemas;
 import dev.sgm.api.MemoryRecord;
+import dev.sgm.api.OperationEffects;
 import dev.sgm.api.Scope;
 import dev.sgm.api.ScopeMode;
 import dev.sgm.api.SgmException;
@@ -130,36 +131,45 @@ final class Tasks implements OwnedType {
   @Override
   public List<ProfileOperation> operations() {
     return List.of(
-        ProfileOperation.of(
-            "tasks.claim",
-            "Claims an open task for an agent; fails with conflict when another agent has it. With"
-                + " lease_ms the claim lapses unless renewed by tasks.heartbeat.",
-            Requests.schema(true)
-                .required("agent", JsonSchemas.text("Who claims it."))
-                .optional("lease_ms", leaseSchema())
-                .build(),
-            this::claim),
-        ProfileOperation.of(
-            "tasks.heartbeat",
-            "Renews a leased claim for another lease; conflict when the claim has lapsed or is"
-                + " another agent's.",
-            Requests.schema(true)
-                .required("agent", JsonSchemas.text("Who holds the claim."))
-                .optional("lease_ms", leaseSchema())
-                .build(),
-            this::heartbeat),
-        ProfileOperation.of(
-            "tasks.transition",
-            "Moves a task to another state, when that change is allowed.",
-            Requests.schema(true)
-                .required("to", JsonSchemas.oneOf("The new state.", STATES))
-                .build(),
-            this::transition),
-        ProfileOperation.of(
-            "tasks.ready",
-            "Lists the open, unassigned tasks whose dependencies are all done.",
-            Requests.schema(false).build(),
-            this::ready));
+        ProfileOperation.named("tasks.claim")
+            .title("Claim a task")
+            .description(
+                "Claims an open task for an agent; fails with conflict when another agent has it. With"
+                    + " lease_ms the claim lapses unless renewed by tasks.heartbeat.")
+            .request(
+                Requests.schema(true)
+                    .required("agent", JsonSchemas.text("Who claims it."))
+                    .optional("lease_ms", leaseSchema())
+                    .build())
+            .effects(OperationEffects.WRITE)
+            .body(this::claim),
+        ProfileOperation.named("tasks.heartbeat")
+            .title("Renew a task claim")
+            .description(
+                "Renews a leased claim for another lease; conflict when the claim has lapsed or is"
+                    + " another agent's.")
+            .request(
+                Requests.schema(true)
+                    .required("agent", JsonSchemas.text("Who holds the claim."))
+                    .optional("lease_ms", leaseSchema())
+                    .build())
+            .effects(OperationEffects.WRITE)
+            .body(this::heartbeat),
+        ProfileOperation.named("tasks.transition")
+            .title("Move a task to another state")
+            .description("Moves a task to another state, when that change is allowed.")
+            .request(
+                Requests.schema(true)
+                    .required("to", JsonSchemas.oneOf("The new state.", STATES))
+                    .build())
+            .effects(OperationEffects.WRITE)
+            .body(this::transition),
+        ProfileOperation.named("tasks.ready")
+            .title("Tasks ready to start")
+            .description("Lists the open, unassigned tasks whose dependencies are all done.")
+            .request(Requests.schema(false).build())
+            .readOnly()
+            .body(this::ready));
   }
 
   private static ObjectNode leaseSchema() {

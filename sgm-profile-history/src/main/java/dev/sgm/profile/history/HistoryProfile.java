@@ -8,6 +8,7 @@ import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.JsonSchemas;
 import dev.sgm.api.MemoryRecord;
+import dev.sgm.api.OperationEffects;
 import dev.sgm.api.RequestReader;
 import dev.sgm.api.RetrieveQuery;
 import dev.sgm.api.Scope;
@@ -60,58 +61,75 @@ final class HistoryProfile implements Profile {
         JsonSchemas.integer("A version number; default the latest.", 1, Long.MAX_VALUE);
     ObjectNode name = JsonSchemas.text("The snapshot's name.");
     return List.of(
-        ProfileOperation.of(
-            "history.versions",
-            "Lists the versions of one record, newest first, with who wrote each and when.",
-            record()
-                .optional("limit", JsonSchemas.integer("Page size.", 1, RetrieveQuery.MAX_LIMIT))
-                .optional("cursor", JsonSchemas.string("The next_cursor of the previous page."))
-                .build(),
-            this::versions),
-        ProfileOperation.of(
-            "history.read",
-            "Reads one past version of a record.",
-            record().optional("version", version).build(),
-            this::read),
-        ProfileOperation.of(
-            "history.restore",
-            "Makes a past version of a record its current version again (as a new version).",
-            record().optional("version", version).build(),
-            this::restore),
-        ProfileOperation.of(
-            "history.undelete",
-            "Brings a deleted record back as it was when deleted.",
-            record().build(),
-            this::undelete),
-        ProfileOperation.of(
-            "snapshots.create",
-            "Names the present state of a scope (optionally with its narrower scopes) to query or"
-                + " restore later. Nothing is copied.",
-            scoped()
-                .required("name", name)
-                .optional("descendants", JsonSchemas.bool("Include the narrower scopes."))
-                .build(),
-            this::createSnapshot),
-        ProfileOperation.of(
-            "snapshots.list",
-            "Lists the snapshots of a scope, newest first.",
-            scoped().build(),
-            this::listSnapshots),
-        ProfileOperation.of(
-            "snapshots.retrieve",
-            "Answers a retrieve query as the scope was when the snapshot was taken.",
-            JsonSchemas.object()
-                .additionalProperties(false)
-                .required("snapshot", scoped().required("name", name).part())
-                .required("query", JsonSchemas.anyObject("A retrieve request, as of the snapshot."))
-                .build(),
-            this::retrieveSnapshot),
-        ProfileOperation.of(
-            "snapshots.restore",
-            "Puts a scope back as it was at a snapshot, in one transaction: changed records are"
-                + " restored, records created since are deleted.",
-            scoped().required("name", name).build(),
-            this::restoreSnapshot));
+        ProfileOperation.named("history.versions")
+            .title("List the versions of a record")
+            .description(
+                "Lists the versions of one record, newest first, with who wrote each and when.")
+            .request(
+                record()
+                    .optional(
+                        "limit", JsonSchemas.integer("Page size.", 1, RetrieveQuery.MAX_LIMIT))
+                    .optional("cursor", JsonSchemas.string("The next_cursor of the previous page."))
+                    .build())
+            .readOnly()
+            .body(this::versions),
+        ProfileOperation.named("history.read")
+            .title("Read a past version")
+            .description("Reads one past version of a record.")
+            .request(record().optional("version", version).build())
+            .readOnly()
+            .body(this::read),
+        ProfileOperation.named("history.restore")
+            .title("Restore a past version")
+            .description(
+                "Makes a past version of a record its current version again (as a new version).")
+            .request(record().optional("version", version).build())
+            .effects(OperationEffects.WRITE)
+            .body(this::restore),
+        ProfileOperation.named("history.undelete")
+            .title("Bring back a deleted record")
+            .description("Brings a deleted record back as it was when deleted.")
+            .request(record().build())
+            .effects(OperationEffects.WRITE)
+            .body(this::undelete),
+        ProfileOperation.named("snapshots.create")
+            .title("Take a snapshot of a scope")
+            .description(
+                "Names the present state of a scope (optionally with its narrower scopes) to query or"
+                    + " restore later. Nothing is copied.")
+            .request(
+                scoped()
+                    .required("name", name)
+                    .optional("descendants", JsonSchemas.bool("Include the narrower scopes."))
+                    .build())
+            .effects(OperationEffects.WRITE)
+            .body(this::createSnapshot),
+        ProfileOperation.named("snapshots.list")
+            .title("List snapshots")
+            .description("Lists the snapshots of a scope, newest first.")
+            .request(scoped().build())
+            .readOnly()
+            .body(this::listSnapshots),
+        ProfileOperation.named("snapshots.retrieve")
+            .title("Recall as of a snapshot")
+            .description("Answers a retrieve query as the scope was when the snapshot was taken.")
+            .request(
+                JsonSchemas.object()
+                    .additionalProperties(false)
+                    .required("snapshot", scoped().required("name", name).part())
+                    .required(
+                        "query", JsonSchemas.anyObject("A retrieve request, as of the snapshot."))
+                    .build())
+            .readOnly()
+            .body(this::retrieveSnapshot),
+        ProfileOperation.named("snapshots.restore")
+            .title("Put a scope back to a snapshot")
+            .description(
+                "Puts a scope back as it was at a snapshot, in one transaction: changed records are"
+                    + " restored, records created since are deleted.")
+            .request(scoped().required("name", name).build())
+            .effects(OperationEffects.write(true))
+            .body(this::restoreSnapshot));
   }
 
   /** A request naming a scope. */

@@ -209,6 +209,14 @@ final class DirectoryHolder implements AutoCloseable {
               runtime.service().operations().forEach(names::add);
               yield names;
             }
+            case LocalChannel.EFFECTS -> {
+              ObjectNode effects = Json.object();
+              runtime
+                  .discovery()
+                  .operations()
+                  .forEach(op -> effects.set(op.name(), op.effects().toJson()));
+              yield effects;
+            }
             case LocalChannel.DESCRIBE ->
                 Json.object().put("storage", runtime.storageDescription());
             case LocalChannel.CONTENT -> content(caller, request.path("hash").asText(""));

@@ -42,8 +42,14 @@ final class LocalChannel {
   /** The socket's name in its directory. */
   static final String SOCKET_FILE = "sgm.sock";
 
-  /** Operations of the channel itself, not SGM operations (no SGM name starts with '#'). */
+  /** What names the channel's own operations: no SGM operation's name starts with it. */
+  static final String CHANNEL_PREFIX = "#";
+
+  /** Operations of the channel itself, not SGM operations; each only reads. */
   static final String OPERATIONS = "#operations";
+
+  /** The declared effects of the holder's operations, by name. */
+  static final String EFFECTS = "#effects";
 
   static final String CONTENT = "#content";
   static final String DESCRIBE = "#describe";

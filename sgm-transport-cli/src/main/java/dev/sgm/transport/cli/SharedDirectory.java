@@ -12,6 +12,7 @@ import dev.sgm.api.DiscoverRequest;
 import dev.sgm.api.DiscoveryDocument;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
+import dev.sgm.api.OperationEffects;
 import dev.sgm.api.ProtocolVersion;
 import dev.sgm.api.PutContentRequest;
 import dev.sgm.api.ReadRequest;
@@ -74,26 +75,6 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
   /** The most times one call is sent again through hand-overs before it fails. */
   private static final int MAX_SENDS = 5;
 
-  /** Operations that only read: sending one again cannot change anything. */
-  private static final Set<String> READS =
-      Set.of(
-          "discover",
-          "read",
-          "retrieve",
-          "history.versions",
-          "history.read",
-          "snapshots.list",
-          "snapshots.retrieve",
-          "code.symbols",
-          "code.references_to",
-          "code.diffs_touching",
-          "tasks.ready",
-          "rules.active",
-          "status.current",
-          LocalChannel.OPERATIONS,
-          LocalChannel.CONTENT,
-          LocalChannel.DESCRIBE);
-
   /**
    * The directories this JVM holds. A second holder in one JVM must not even open the lock file:
    * closing any descriptor of a file drops every POSIX lock the process has on it.
@@ -107,6 +88,10 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
   private final Path socket;
   private final Object turn = new Object();
   private volatile State state;
+
+  /** The effects of the holder's operations, by name, once asked for. */
+  private volatile Map<String, OperationEffects> effects = Map.of();
+
   private List<Transport> transports = List.of();
   private Thread shutdownHook;
   private boolean closed;
@@ -157,7 +142,12 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
       }
     }
 
-    JsonNode call(String origin, String operation, JsonNode request, SgmRuntime.Progress progress)
+    JsonNode call(
+        String origin,
+        String operation,
+        JsonNode request,
+        boolean resendable,
+        SgmRuntime.Progress progress)
         throws NotSent, Lost {
       LocalChannel.Framed channel = idle.pollFirst();
       if (channel == null) {
@@ -177,7 +167,7 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
       } catch (IOException e) {
         quietly(channel);
         if (e instanceof LocalChannel.Silent) {
-          throw stopped(operation, sentAgain(operation, request));
+          throw stopped(operation, sentAgain(resendable));
         }
         throw new NotSent(); // an incomplete frame is never run
       }
@@ -187,7 +177,7 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
         } catch (IOException e) {
           quietly(channel);
           if (e instanceof LocalChannel.Silent) {
-            throw stopped(operation, sentAgain(operation, request));
+            throw stopped(operation, sentAgain(resendable));
           }
           throw new Lost();
         }
@@ -217,8 +207,8 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
       return response.get("result");
     }
 
-    private static String sentAgain(String operation, JsonNode request) {
-      return sameEffectIfSentAgain(operation, request)
+    private static String sentAgain(boolean resendable) {
+      return resendable
           ? "may or may not have taken effect, and sending it again is safe"
           : "may or may not have taken effect";
     }
@@ -456,13 +446,15 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
             holding.runtime(), Caller.anonymous(callerOrigin), operation, request, progress);
       }
       Client client = (Client) current;
+      Boolean resendable = null;
       try {
-        return client.call(callerOrigin, operation, request, progress);
+        resendable = effects(client, operation).sameEffectIfSentAgain(request);
+        return client.call(callerOrigin, operation, request, resendable, progress);
       } catch (NotSent e) {
         handOver(client);
       } catch (Lost e) {
         handOver(client);
-        if (!sameEffectIfSentAgain(operation, request)) {
+        if (resendable != null && !resendable) {
           throw new SgmException(
               ErrorCode.UNAVAILABLE,
               "the process holding "
@@ -499,15 +491,44 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
     };
   }
 
-  /** Whether sending a request again after its answer was lost leaves the same effect. */
-  static boolean sameEffectIfSentAgain(String operation, JsonNode request) {
-    if (READS.contains(operation)
-        || operation.equals("put_content")
-        || operation.equals(LocalChannel.REINDEX)) {
-      return true;
+  /**
+   * What {@code operation} does, as the holder's declarations say (asked once, before the first
+   * call that needs it, while the holder answers): whether a call whose answer was lost may be sent
+   * again. The channel's own operations only read.
+   */
+  private OperationEffects effects(Client client, String operation) throws NotSent, Lost {
+    if (operation.startsWith(LocalChannel.CHANNEL_PREFIX)) {
+      return OperationEffects.READ;
     }
-    boolean conditional = request.has("expected_version") || request.has("if_absent");
-    return (operation.equals("store") || operation.equals("store_batch")) && !conditional;
+    Map<String, OperationEffects> known = effects;
+    if (!known.containsKey(operation)) {
+      Map<String, OperationEffects> fetched = new java.util.HashMap<>();
+      client
+          .call(origin, LocalChannel.EFFECTS, Json.object(), true, NO_PROGRESS)
+          .properties()
+          .forEach(e -> fetched.put(e.getKey(), OperationEffects.fromJson(e.getValue())));
+      effects = known = Map.copyOf(fetched);
+    }
+    return known.getOrDefault(operation, OperationEffects.WRITE);
+  }
+
+  /**
+   * Whether {@code request} to {@code operation} would be sent again after its answer was lost, as
+   * the operation's declared effects decide.
+   */
+  boolean sameEffectIfSentAgain(String operation, JsonNode request) {
+    State current = state;
+    if (current instanceof Holding holding) {
+      return operation.startsWith(LocalChannel.CHANNEL_PREFIX)
+          || holding.runtime().discovery().operations().stream()
+              .filter(op -> op.name().equals(operation))
+              .anyMatch(op -> op.effects().sameEffectIfSentAgain(request));
+    }
+    try {
+      return effects((Client) current, operation).sameEffectIfSentAgain(request);
+    } catch (NotSent | Lost e) {
+      return false;
+    }
   }
 
   /** After {@code broken} failed: the next holder, which may be this process. */

@@ -193,18 +193,27 @@ class SharedDirectoryTest {
   }
 
   @Test
-  void onlyCallsWhoseEffectCannotChangeAreSentAgainAfterALostAnswer() {
-    assertTrue(SharedDirectory.sameEffectIfSentAgain("read", Json.object()));
-    assertTrue(SharedDirectory.sameEffectIfSentAgain("retrieve", Json.object()));
-    assertTrue(SharedDirectory.sameEffectIfSentAgain("store", note("n", null)));
-    assertTrue(SharedDirectory.sameEffectIfSentAgain("put_content", Json.object()));
-    assertFalse(
-        SharedDirectory.sameEffectIfSentAgain(
-            "store", Json.object().put("expected_version", 3).set("record", Json.object())));
-    assertFalse(
-        SharedDirectory.sameEffectIfSentAgain("store_batch", Json.object().put("if_absent", true)));
-    assertFalse(SharedDirectory.sameEffectIfSentAgain("delete", Json.object()));
-    assertFalse(SharedDirectory.sameEffectIfSentAgain("tasks.claim", Json.object()));
-    assertTrue(SharedDirectory.sameEffectIfSentAgain(LocalChannel.REINDEX, Json.object()));
+  void onlyCallsWhoseDeclaredEffectCannotChangeAreSentAgainAfterALostAnswer() {
+    try (SharedDirectory holder = SharedDirectory.open(config(), "cli");
+        SharedDirectory client = SharedDirectory.open(config(), "cli")) {
+      for (SharedDirectory shared : java.util.List.of(holder, client)) {
+        assertTrue(shared.sameEffectIfSentAgain("read", Json.object()));
+        assertTrue(shared.sameEffectIfSentAgain("retrieve", Json.object()));
+        assertTrue(shared.sameEffectIfSentAgain("store", note("n", null)));
+        assertTrue(shared.sameEffectIfSentAgain("put_content", Json.object()));
+        assertFalse(
+            shared.sameEffectIfSentAgain(
+                "store", Json.object().put("expected_version", 3).set("record", Json.object())));
+        assertFalse(
+            shared.sameEffectIfSentAgain("store_batch", Json.object().put("if_absent", true)));
+        assertFalse(shared.sameEffectIfSentAgain("delete", Json.object()));
+        // Profile operations say what they do in their declarations, read through the holder.
+        assertTrue(shared.sameEffectIfSentAgain("history.versions", Json.object()));
+        assertTrue(shared.sameEffectIfSentAgain("tasks.ready", Json.object()));
+        assertFalse(shared.sameEffectIfSentAgain("tasks.claim", Json.object()));
+        assertFalse(shared.sameEffectIfSentAgain("no.such_operation", Json.object()));
+        assertTrue(shared.sameEffectIfSentAgain(LocalChannel.REINDEX, Json.object()));
+      }
+    }
   }
 }
