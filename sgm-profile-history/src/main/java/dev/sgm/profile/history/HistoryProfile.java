@@ -72,12 +72,14 @@ final class HistoryProfile implements Profile {
                     .optional("cursor", JsonSchemas.string("The next_cursor of the previous page."))
                     .build())
             .readOnly()
+            .response(Responses.versions())
             .body(this::versions),
         ProfileOperation.named("history.read")
             .title("Read a past version")
             .description("Reads one past version of a record.")
             .request(record().optional("version", version).build())
             .readOnly()
+            .response(Responses.read())
             .body(this::read),
         ProfileOperation.named("history.restore")
             .title("Restore a past version")
@@ -85,12 +87,14 @@ final class HistoryProfile implements Profile {
                 "Makes a past version of a record its current version again (as a new version).")
             .request(record().optional("version", version).build())
             .effects(OperationEffects.WRITE)
+            .response(Responses.restore())
             .body(this::restore),
         ProfileOperation.named("history.undelete")
             .title("Bring back a deleted record")
             .description("Brings a deleted record back as it was when deleted.")
             .request(record().build())
             .effects(OperationEffects.WRITE)
+            .response(Responses.undelete())
             .body(this::undelete),
         ProfileOperation.named("snapshots.create")
             .title("Take a snapshot of a scope")
@@ -103,12 +107,14 @@ final class HistoryProfile implements Profile {
                     .optional("descendants", JsonSchemas.bool("Include the narrower scopes."))
                     .build())
             .effects(OperationEffects.WRITE)
+            .response(Responses.createSnapshot())
             .body(this::createSnapshot),
         ProfileOperation.named("snapshots.list")
             .title("List snapshots")
             .description("Lists the snapshots of a scope, newest first.")
             .request(scoped().build())
             .readOnly()
+            .response(Responses.listSnapshots())
             .body(this::listSnapshots),
         ProfileOperation.named("snapshots.retrieve")
             .title("Recall as of a snapshot")
@@ -121,6 +127,7 @@ final class HistoryProfile implements Profile {
                         "query", JsonSchemas.anyObject("A retrieve request, as of the snapshot."))
                     .build())
             .readOnly()
+            .response(Responses.retrieveSnapshot())
             .body(this::retrieveSnapshot),
         ProfileOperation.named("snapshots.restore")
             .title("Put a scope back to a snapshot")
@@ -129,6 +136,7 @@ final class HistoryProfile implements Profile {
                     + " restored, records created since are deleted.")
             .request(scoped().required("name", name).build())
             .effects(OperationEffects.write(true))
+            .response(Responses.restoreSnapshot())
             .body(this::restoreSnapshot));
   }
 
