@@ -74,12 +74,14 @@ final class Handoffs implements OwnedType {
                     .required("agent", JsonSchemas.text("Who takes the work over."))
                     .build())
             .effects(OperationEffects.WRITE)
+            .response(Responses.stored("handoff"))
             .body(this::accept),
         ProfileOperation.named("handoffs.complete")
             .title("Complete a handoff")
             .description("Completes an accepted handoff.")
             .request(Requests.schema(true).build())
             .effects(OperationEffects.WRITE)
+            .response(Responses.stored("handoff"))
             .body(this::complete),
         ProfileOperation.named("handoffs.resume")
             .title("Resume from a handoff")
@@ -87,6 +89,7 @@ final class Handoffs implements OwnedType {
                 "Returns a handoff with every record it references, to pick the work up in one call.")
             .request(Requests.schema(true).build())
             .readOnly()
+            .response(Responses.resume())
             .body(this::resume));
   }
 

@@ -59,6 +59,9 @@ final class Rules implements OwnedType {
                 "Lists the active rules in force for a scope, its broader scopes' included, by severity.")
             .request(Requests.schema(false).build())
             .readOnly()
+            .response(
+                Responses.list(
+                    "rules", "rule", "The active rules in force, must before should before may."))
             .body(this::active));
   }
 

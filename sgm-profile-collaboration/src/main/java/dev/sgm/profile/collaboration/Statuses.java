@@ -64,6 +64,8 @@ final class Statuses implements OwnedType {
             .description("Lists the latest status of each agent in a scope.")
             .request(Requests.schema(false).build())
             .readOnly()
+            .response(
+                Responses.list("statuses", "status", "The latest status of each agent, one each."))
             .body(this::current));
   }
 

@@ -142,6 +142,7 @@ final class Tasks implements OwnedType {
                     .optional("lease_ms", leaseSchema())
                     .build())
             .effects(OperationEffects.WRITE)
+            .response(Responses.stored("task"))
             .body(this::claim),
         ProfileOperation.named("tasks.heartbeat")
             .title("Renew a task claim")
@@ -154,6 +155,7 @@ final class Tasks implements OwnedType {
                     .optional("lease_ms", leaseSchema())
                     .build())
             .effects(OperationEffects.WRITE)
+            .response(Responses.stored("task"))
             .body(this::heartbeat),
         ProfileOperation.named("tasks.transition")
             .title("Move a task to another state")
@@ -163,12 +165,18 @@ final class Tasks implements OwnedType {
                     .required("to", JsonSchemas.oneOf("The new state.", STATES))
                     .build())
             .effects(OperationEffects.WRITE)
+            .response(Responses.stored("task"))
             .body(this::transition),
         ProfileOperation.named("tasks.ready")
             .title("Tasks ready to start")
             .description("Lists the open, unassigned tasks whose dependencies are all done.")
             .request(Requests.schema(false).build())
             .readOnly()
+            .response(
+                Responses.list(
+                    "tasks",
+                    "task",
+                    "Open, unassigned tasks whose dependencies are all done, oldest first."))
             .body(this::ready));
   }
 
