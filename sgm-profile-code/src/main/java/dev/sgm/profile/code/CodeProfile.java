@@ -236,6 +236,7 @@ final class CodeProfile implements Profile {
                     .optional("limit", limit)
                     .build())
             .readOnly()
+            .response(listingSchema("symbols", "symbol", "The symbols found, at most limit."))
             .body(this::symbols),
         ProfileOperation.named("code.references_to")
             .title("Find references to a symbol")
@@ -248,6 +249,9 @@ final class CodeProfile implements Profile {
                     .optional("limit", limit)
                     .build())
             .readOnly()
+            .response(
+                listingSchema(
+                    "references", "code_reference", "The references found, at most limit."))
             .body(this::referencesTo),
         ProfileOperation.named("code.diffs_touching")
             .title("Find diffs touching a file")
@@ -259,6 +263,8 @@ final class CodeProfile implements Profile {
                     .optional("limit", limit)
                     .build())
             .readOnly()
+            .response(
+                listingSchema("diffs", "diff", "The diffs found, newest first, at most limit."))
             .body(this::diffsTouching));
   }
 
@@ -309,6 +315,51 @@ final class CodeProfile implements Profile {
       response.put("complete", false);
     }
     return response;
+  }
+
+  /**
+   * The JSON Schema of a {@link #listing}: the records of {@code type} under {@code field}, each as
+   * stored (or redacted, above the caller's clearance), the count and the scan limit's mark.
+   */
+  private static ObjectNode listingSchema(String field, String type, String description) {
+    ObjectNode record = Json.object();
+    record.put("description", "A " + type + " as stored.");
+    record.putArray("allOf").add(JsonSchemas.ref(JsonSchemas.MEMORY_SCHEMA));
+    ObjectNode properties = record.putObject("properties");
+    properties.set("type", Json.object().put("const", type));
+    properties.set(
+        "redacted",
+        Json.object()
+            .put("const", true)
+            .put(
+                "description",
+                "Present when content, data and reference are withheld from this caller."));
+    record
+        .putArray("required")
+        .add("id")
+        .add("type")
+        .add("scope")
+        .add("provenance")
+        .add("created_at")
+        .add("updated_at")
+        .add("version")
+        .add("schema_version");
+    ObjectNode records = Json.object().put("type", "array").put("description", description);
+    records.set("items", record);
+    return JsonSchemas.object()
+        .required(field, records)
+        .required(
+            "total",
+            Json.object()
+                .put("type", "integer")
+                .put("minimum", 0)
+                .put("description", "Every match the lookup read, not just those returned."))
+        .optional(
+            "complete",
+            JsonSchemas.bool(
+                "Present, and false, when the lookup stopped at the scan limit: total then counts"
+                    + " only what it read."))
+        .build();
   }
 
   private static PathMatcher glob(String pattern) {
