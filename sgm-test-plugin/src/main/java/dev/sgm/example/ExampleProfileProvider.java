@@ -65,6 +65,16 @@ public final class ExampleProfileProvider implements ProfileProvider {
                         .required("scope", JsonSchemas.scope("Where the greetings are kept."))
                         .required("name", JsonSchemas.text("Whom to greet."))
                         .build())
+                .response(
+                    JsonSchemas.object()
+                        .required("greeting", JsonSchemas.text("The greeting, e.g. Hello, Ada!"))
+                        .required(
+                            "greetings_kept",
+                            Json.object()
+                                .put("type", "integer")
+                                .put("minimum", 0)
+                                .put("description", "How many greeting records the scope holds."))
+                        .build())
                 .readOnly()
                 .body((caller, request) -> greet(context, caller, request)));
       }
