@@ -47,7 +47,8 @@ final class InProcess {
                 dev.sgm.api.Sensitivity.SECRET)));
   }
 
-  private static SgmClient client(Caller caller) {
+  /** As {@link #client()}, for {@code caller}. */
+  static SgmClient client(Caller caller) {
     SgmRuntime sgm = runtime();
     return (operation, request) -> {
       JsonNode wireRequest = Json.parse(Json.write(request));
