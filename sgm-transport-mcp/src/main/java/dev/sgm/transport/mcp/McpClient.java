@@ -17,7 +17,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A client of the SGM tools over MCP's Streamable HTTP: {@code call("retrieve", query)} is a {@code
  * tools/call} of {@code sgm_retrieve}; an {@code isError} result becomes the {@link SgmException}
- * it carries. It initializes its session on construction.
+ * it carries. By default it speaks MCP 2026-07-28, where every request stands alone (its version
+ * and capabilities in {@code _meta}, mirrored in headers), so any node may answer it; {@link
+ * #legacy} begins a 2025 session with {@code initialize} instead.
  */
 public final class McpClient implements SgmClient {
   private final HttpClient http = HttpClient.newHttpClient();
@@ -25,6 +27,7 @@ public final class McpClient implements SgmClient {
   private final AtomicLong ids = new AtomicLong();
   private final String session;
   private final String token;
+  private final boolean modern;
 
   public McpClient(String endpoint) {
     this(endpoint, null);
@@ -32,18 +35,30 @@ public final class McpClient implements SgmClient {
 
   /** A client that sends {@code token} (when not null) as {@code Authorization: Bearer}. */
   public McpClient(String endpoint, String token) {
+    this(endpoint, token, true);
+  }
+
+  /** A client of the 2025 revisions: a session that {@code initialize} begins. */
+  public static McpClient legacy(String endpoint, String token) {
+    return new McpClient(endpoint, token, false);
+  }
+
+  private McpClient(String endpoint, String token, boolean modern) {
     this.token = token;
     this.endpoint = URI.create(endpoint);
+    this.modern = modern;
+    if (modern) {
+      this.session = null;
+      HttpResponse<byte[]> discovered = post(request("server/discover", Json.object()), null);
+      refused(discovered);
+      return;
+    }
     ObjectNode params = Json.object();
-    params.put("protocolVersion", McpServer.VERSIONS.get(0));
+    params.put("protocolVersion", McpProtocol.LEGACY.get(0));
     params.putObject("capabilities");
     params.putObject("clientInfo").put("name", "sgm-java-mcp-client").put("version", "1");
     HttpResponse<byte[]> initialized = post(request("initialize", params), null);
-    if (initialized.statusCode() == 401 || initialized.statusCode() == 403) {
-      throw new SgmException(
-          initialized.statusCode() == 401 ? ErrorCode.UNAUTHENTICATED : ErrorCode.FORBIDDEN,
-          Json.parse(initialized.body()).path("error").path("message").asText("refused"));
-    }
+    refused(initialized);
     this.session =
         initialized
             .headers()
@@ -57,12 +72,25 @@ public final class McpClient implements SgmClient {
     post(notification, session);
   }
 
+  /** Fails with the caller's error when the server refused the token. */
+  private static void refused(HttpResponse<byte[]> response) {
+    if (response.statusCode() == 401 || response.statusCode() == 403) {
+      throw new SgmException(
+          response.statusCode() == 401 ? ErrorCode.UNAUTHENTICATED : ErrorCode.FORBIDDEN,
+          Json.parse(response.body()).path("error").path("message").asText("refused"));
+    }
+  }
+
   private ObjectNode request(String method, JsonNode params) {
     ObjectNode request = Json.object();
     request.put("jsonrpc", "2.0");
     request.put("id", ids.incrementAndGet());
     request.put("method", method);
-    request.set("params", params);
+    ObjectNode withMeta = params.isObject() ? ((ObjectNode) params).deepCopy() : Json.object();
+    if (modern) {
+      McpProtocol.envelopeOf(withMeta, "sgm-java-mcp-client");
+    }
+    request.set("params", withMeta);
     return request;
   }
 
@@ -75,6 +103,18 @@ public final class McpClient implements SgmClient {
             .POST(HttpRequest.BodyPublishers.ofByteArray(Json.writeBytes(message)));
     if (session != null) {
       request.header("Mcp-Session-Id", session);
+    }
+    if (modern && message.has("method")) {
+      String method = message.get("method").asText();
+      request.header("MCP-Protocol-Version", McpProtocol.MODERN);
+      request.header("Mcp-Method", method);
+      JsonNode name = message.path("params").path(method.equals("resources/read") ? "uri" : "name");
+      if ((method.equals("tools/call")
+              || method.equals("prompts/get")
+              || method.equals("resources/read"))
+          && name.isTextual()) {
+        request.header("Mcp-Name", McpProtocol.headerValue(name.textValue()));
+      }
     }
     if (token != null) {
       request.header("Authorization", "Bearer " + token);
@@ -90,7 +130,7 @@ public final class McpClient implements SgmClient {
     }
   }
 
-  /** Any MCP request of this session, returning its result. */
+  /** Any MCP request (of the session, in 2025), returning its result. */
   public JsonNode rpc(String method, JsonNode params) {
     HttpResponse<byte[]> response = post(request(method, params), session);
     JsonNode body = Json.parse(response.body());
@@ -99,7 +139,7 @@ public final class McpClient implements SgmClient {
           ErrorCode.UNAUTHENTICATED, body.path("error").path("message").asText("no valid token"));
     }
     if (body.has("error")) {
-      throw SgmException.invalidRequest("params", body.path("error").path("message").asText());
+      throw McpProtocol.failure(body.path("error"));
     }
     return body.path("result");
   }

@@ -4,22 +4,34 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Caller;
+import dev.sgm.api.ChangeStream;
+import dev.sgm.api.ChangesRequest;
+import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.SgmService;
 import dev.sgm.api.spi.Config;
 import dev.sgm.api.spi.Listening;
 import dev.sgm.api.spi.Pem;
-import dev.sgm.api.spi.Transport;
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -38,86 +50,45 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * MCP's Streamable HTTP transport at {@code /mcp} ({@code mcp.host}, {@code mcp.port}, default
- * 127.0.0.1:7412). A session starts with {@code initialize} and is named by the {@code
- * Mcp-Session-Id} header; its default scope and agent come from {@code ?project=&agent=} on the
- * URL, else from {@code mcp.project} and {@code mcp.agent}. Requests whose Origin or Host is not
- * local are refused, against DNS rebinding. Responses are plain JSON; a session's GET is its
- * server-initiated stream, which carries the notifications of its resource subscriptions (a GET
- * without a session answers 405).
+ * 127.0.0.1:7412), for both eras of the protocol on one endpoint.
+ *
+ * <p>A 2026-07-28 request (its {@code _meta} names the version) stands alone: any node of a cluster
+ * can answer it, its {@code MCP-Protocol-Version}, {@code Mcp-Method} and {@code Mcp-Name} headers
+ * must agree with its body, and {@code subscriptions/listen} answers with a stream of server-sent
+ * events. A 2025 session starts with {@code initialize}, is named by the {@code Mcp-Session-Id}
+ * header, belongs to the principal that began it, and its GET is its server-initiated stream.
+ *
+ * <p>Every request, whatever its method, is authenticated; a long-lived stream checks its token
+ * again every second and ends, with the error, once the token is revoked or expires. Default scope
+ * and agent come from {@code ?project=&agent=} on the URL, else from {@code mcp.project} and {@code
+ * mcp.agent}. Requests whose Origin or Host is not local are refused, against DNS rebinding.
  */
-public final class McpHttpTransport implements Transport {
+public final class McpHttpTransport implements dev.sgm.api.spi.Transport {
   private static final System.Logger LOG = System.getLogger(McpHttpTransport.class.getName());
   private static final String ORIGIN = "mcp";
   private static final Set<String> LOCAL = Set.of("localhost", "127.0.0.1", "[::1]", "::1");
+
+  /** The largest request body read. */
+  private static final int MAX_BODY = 8 * 1024 * 1024;
+
+  /** How often a long-lived stream checks that its caller's token still holds. */
+  private static final Duration RECHECK = Duration.ofSeconds(1);
+
+  /** The methods whose target travels in {@code Mcp-Name} too: the body field it mirrors. */
+  private static final Map<String, String> NAMED =
+      Map.of("tools/call", "name", "prompts/get", "name", "resources/read", "uri");
 
   private final String host;
   private final int port;
   private final McpServer mcp;
   private final McpDefaults configured;
-  private final Map<String, Session> sessions = new ConcurrentHashMap<>();
-
-  /** How long a session lives without a request ({@code mcp.session-idle-ms}, 30 minutes). */
-  private final long sessionIdleNanos;
-
-  /** A session's defaults and when it was last used. */
-  private static final class Session {
-    final McpDefaults defaults;
-    volatile long usedNanos = System.nanoTime();
-
-    Session(McpDefaults defaults) {
-      this.defaults = defaults;
-    }
-  }
-
-  /** The live session of that id, touched; null when unknown or idle too long (then it ends). */
-  private McpDefaults session(String id) {
-    Session session = id == null ? null : sessions.get(id);
-    if (session == null) {
-      return null;
-    }
-    long now = System.nanoTime();
-    if (now - session.usedNanos > sessionIdleNanos) {
-      if (sessions.remove(id, session)) {
-        endSubscriptions(id);
-      }
-      return null;
-    }
-    session.usedNanos = now;
-    return session.defaults;
-  }
-
-  /** Ends every session idle too long; run as sessions start, so the map cannot grow unbounded. */
-  private void expireIdle() {
-    long now = System.nanoTime();
-    sessions
-        .entrySet()
-        .removeIf(
-            e -> {
-              boolean idle = now - e.getValue().usedNanos > sessionIdleNanos;
-              if (idle) {
-                endSubscriptions(e.getKey());
-              }
-              return idle;
-            });
-  }
-
-  /** Closes the watches of a session that has ended. */
-  private void endSubscriptions(String id) {
-    McpSubscriptions gone = subscriptions.remove(id);
-    if (gone != null) {
-      gone.close();
-    }
-  }
-
-  private final Map<String, McpSubscriptions> subscriptions = new ConcurrentHashMap<>();
-  private final java.util.function.Function<dev.sgm.api.ChangesRequest, dev.sgm.api.ChangeStream>
-      watcher;
+  private final SgmService service;
   private final long heartbeatMillis;
-
+  private final long sessionIdleNanos;
   private final Server server;
   private final ServerConnector connector;
-  private final SgmService service;
   private final java.nio.file.Path tlsCert;
+  private final boolean plaintext;
 
   /**
    * The names a request's Host and Origin may give: this machine's, the address listened on, and
@@ -125,13 +96,32 @@ public final class McpHttpTransport implements Transport {
    */
   private final Set<String> allowedHosts;
 
-  private final boolean plaintext;
+  /** The 2025 sessions by id. */
+  private final Map<String, Session> sessions = new ConcurrentHashMap<>();
+
+  /** The connections with a stream open (2026 listens), to end them when the server stops. */
+  private final Set<McpConnection> streaming = ConcurrentHashMap.newKeySet();
 
   /**
    * The caller of the request being handled on this thread: a request is handled start to end on
    * one thread, and the MCP layer calls operations without knowing about tokens.
    */
   private final ThreadLocal<Caller> current = new ThreadLocal<>();
+
+  /** A 2025 session: whose it is, its connection, and when it was last used. */
+  private static final class Session {
+    final Optional<String> principal;
+    final McpConnection connection;
+    volatile long usedNanos = System.nanoTime();
+
+    Session(Optional<String> principal, McpConnection connection) {
+      this.principal = principal;
+      this.connection = connection;
+    }
+  }
+
+  /** A request's caller, with what authenticated it, to check again while a stream lasts. */
+  private record Authenticated(Caller caller, String authorization, String address) {}
 
   public McpHttpTransport(Config config, SgmService service) {
     this.host = config.get("mcp.host", "127.0.0.1");
@@ -142,8 +132,6 @@ public final class McpHttpTransport implements Transport {
             project == null ? null : Json.object().put("project", project),
             config.get("mcp.agent").orElse(null));
     this.service = service;
-    // A subscription is made while its request is handled: it watches as that request's caller.
-    this.watcher = request -> service.watch(current.get(), request);
     this.heartbeatMillis = Math.max(10, config.getLong("watch.heartbeat-ms", 15_000));
     this.mcp =
         new McpServer(
@@ -157,8 +145,7 @@ public final class McpHttpTransport implements Transport {
                     .getModule()
                     .getDescriptor()
                     .rawVersion()
-                    .orElse("development"),
-            true);
+                    .orElse("development"));
     QueuedThreadPool threads = new QueuedThreadPool();
     threads.setName("sgm-mcp");
     threads.setVirtualThreadsExecutor(Executors.newVirtualThreadPerTaskExecutor());
@@ -167,13 +154,12 @@ public final class McpHttpTransport implements Transport {
     allowed.add(host);
     for (String name : config.get("mcp.allowed-hosts", "").split(",")) {
       if (!name.isBlank()) {
-        allowed.add(name.strip().toLowerCase(java.util.Locale.ROOT));
+        allowed.add(name.strip().toLowerCase(Locale.ROOT));
       }
     }
     this.allowedHosts = Set.copyOf(allowed);
     this.sessionIdleNanos =
-        java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
-            config.getLong("mcp.session-idle-ms", 30L * 60 * 1000));
+        TimeUnit.MILLISECONDS.toNanos(config.getLong("mcp.session-idle-ms", 30L * 60 * 1000));
     this.tlsCert = config.get("mcp.tls.cert").map(java.nio.file.Path::of).orElse(null);
     this.plaintext = config.getBoolean(Listening.PLAINTEXT, false);
     if (tlsCert != null) {
@@ -189,19 +175,30 @@ public final class McpHttpTransport implements Transport {
                           SgmException.invalidRequest(
                               "mcp.tls.key", "goes with mcp.tls.cert: the PEM private key"))));
       tls.setKeyStorePassword(new String(Pem.PASSWORD));
-      HttpConfiguration https = new HttpConfiguration();
+      HttpConfiguration https = httpConfiguration();
       https.addCustomizer(new SecureRequestCustomizer(false));
       this.connector =
           new ServerConnector(
               server, new SslConnectionFactory(tls, "http/1.1"), new HttpConnectionFactory(https));
     } else {
-      this.connector = new ServerConnector(server);
+      this.connector = new ServerConnector(server, new HttpConnectionFactory(httpConfiguration()));
     }
     connector.setHost(host);
     connector.setPort(port);
     server.addConnector(connector);
     server.setHandler(new McpHandler());
+    server.setErrorHandler(new McpErrorHandler());
     server.setStopTimeout(10_000);
+  }
+
+  /**
+   * Room for large headers: a 2026-07-28 request mirrors a resource's URI or a tool's name in
+   * {@code Mcp-Name}, and a record's id may be long.
+   */
+  private static HttpConfiguration httpConfiguration() {
+    HttpConfiguration http = new HttpConfiguration();
+    http.setRequestHeaderSize(64 * 1024);
+    return http;
   }
 
   @Override
@@ -226,16 +223,22 @@ public final class McpHttpTransport implements Transport {
             + "/mcp");
   }
 
-  /** How many resource subscriptions the sessions hold, for tests that check they are freed. */
+  /** How many resource subscriptions the sessions and streams hold, for tests that they end. */
   int openSubscriptions() {
-    return subscriptions.values().stream().mapToInt(McpSubscriptions::open).sum();
+    int open = 0;
+    for (Session session : sessions.values()) {
+      McpSubscriptions legacy = session.connection.legacySubscriptionsIfAny();
+      open += legacy == null ? 0 : legacy.open();
+    }
+    return open + streaming.size();
   }
 
   @Override
   public void close() {
-    // Notification streams never finish by themselves: ended first, so shutdown does not wait.
-    subscriptions.values().forEach(McpSubscriptions::close);
-    subscriptions.clear();
+    // Streams never finish by themselves: ended first, so shutdown does not wait.
+    streaming.forEach(McpConnection::close);
+    sessions.values().forEach(s -> s.connection.close());
+    sessions.clear();
     try {
       server.stop();
     } catch (Exception e) {
@@ -243,87 +246,77 @@ public final class McpHttpTransport implements Transport {
     }
   }
 
+  /** The live session of that id whose principal is the caller's, touched; null otherwise. */
+  private Session session(String id, Caller caller) {
+    Session session = id == null ? null : sessions.get(id);
+    if (session == null) {
+      return null;
+    }
+    long now = System.nanoTime();
+    if (now - session.usedNanos > sessionIdleNanos) {
+      if (sessions.remove(id, session)) {
+        session.connection.close();
+      }
+      return null;
+    }
+    // Another principal's session is unknown to this caller: nothing tells it the id exists.
+    if (!session.principal.equals(caller.principal())) {
+      return null;
+    }
+    session.usedNanos = now;
+    return session;
+  }
+
+  /** Ends every session idle too long; run as sessions start, so the map cannot grow unbounded. */
+  private void expireIdle() {
+    long now = System.nanoTime();
+    sessions
+        .entrySet()
+        .removeIf(
+            e -> {
+              boolean idle = now - e.getValue().usedNanos > sessionIdleNanos;
+              if (idle) {
+                e.getValue().connection.close();
+              }
+              return idle;
+            });
+  }
+
+  /** How a connection of {@code caller} watches the change feed: as that caller. */
+  private Function<ChangesRequest, ChangeStream> watcher(Caller caller) {
+    return request -> service.watch(caller, request);
+  }
+
   private final class McpHandler extends Handler.Abstract {
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
       String path = Request.getPathInContext(request);
       if (!path.equals("/mcp")) {
+        drain(request, response);
         return reply(
             response,
             callback,
             404,
-            null,
-            McpServer.error(null, -32600, "the MCP endpoint is /mcp"));
+            McpProtocol.error(null, McpProtocol.INVALID_REQUEST, "the MCP endpoint is /mcp"));
       }
       if (!local(request)) {
+        drain(request, response);
         return reply(
             response,
             callback,
             403,
-            null,
-            McpServer.error(null, -32600, "requests must come from this machine"));
+            McpProtocol.error(
+                null, McpProtocol.INVALID_REQUEST, "requests must come from this machine"));
       }
-      String session = request.getHeaders().get("Mcp-Session-Id");
-      switch (request.getMethod()) {
-        case "DELETE" -> {
-          boolean known = session != null && sessions.remove(session) != null;
-          if (session != null) {
-            endSubscriptions(session);
-          }
-          return reply(response, callback, known ? 200 : 404, null, null);
-        }
-        case "POST" -> {
-          return post(request, response, callback, session);
-        }
-        case "GET" -> {
-          if (session == null) {
-            // A stream belongs to a session: without one there is nothing to stream.
-            response.getHeaders().put(HttpHeader.ALLOW, "POST, DELETE");
-            return reply(response, callback, 405, null, null);
-          }
-          McpSubscriptions subscribed =
-              session(session) == null ? null : subscriptions.get(session);
-          if (subscribed == null) {
-            return reply(
-                response, callback, 404, null, McpServer.error(null, -32600, "unknown session"));
-          }
-          notifications(subscribed, response, callback);
-          return true;
-        }
-        default -> {
-          response.getHeaders().put(HttpHeader.ALLOW, "POST, DELETE");
-          return reply(response, callback, 405, null, null);
-        }
-      }
-    }
-
-    private boolean post(Request request, Response response, Callback callback, String session)
-        throws Exception {
-      Caller caller;
+      Authenticated authenticated;
       try {
-        caller =
-            service.authenticate(
-                ORIGIN,
-                request.getHeaders().get(HttpHeader.AUTHORIZATION),
-                Request.getRemoteAddr(request));
+        authenticated = authenticate(request);
       } catch (SgmException e) {
         // Refused before the body is read: left unread, Jetty would close the kept-alive
         // connection after the answer without saying so, and the client's next request on it
         // would get no answer.
-        try (InputStream in = Content.Source.asInputStream(request)) {
-          byte[] buffer = new byte[16 * 1024];
-          long read = 0;
-          for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-            read += n;
-            if (read > 8 * 1024 * 1024) {
-              response.getHeaders().put(HttpHeader.CONNECTION, "close");
-              break;
-            }
-          }
-        } catch (java.io.IOException unread) {
-          response.getHeaders().put(HttpHeader.CONNECTION, "close");
-        }
-        if (e.code() == dev.sgm.api.ErrorCode.UNAUTHENTICATED) {
+        drain(request, response);
+        if (e.code() == ErrorCode.UNAUTHENTICATED) {
           response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"sgm\"");
         }
         e.retryAfterSeconds()
@@ -332,101 +325,367 @@ public final class McpHttpTransport implements Transport {
             response,
             callback,
             e.httpStatus(),
-            null,
-            McpServer.error(null, -32001, e.getMessage()));
+            McpProtocol.error(null, McpProtocol.UNAUTHORIZED, e.getMessage()));
       }
-      current.set(caller);
+      String session = request.getHeaders().get("Mcp-Session-Id");
+      current.set(authenticated.caller());
       try {
-        return authenticated(request, response, callback, session);
+        return switch (request.getMethod()) {
+          case "POST" -> post(request, response, callback, authenticated, session);
+          case "GET" -> get(response, callback, authenticated, session);
+          case "DELETE" -> {
+            Session known = session(session, authenticated.caller());
+            if (known != null && sessions.remove(session, known)) {
+              known.connection.close();
+            }
+            yield reply(response, callback, known != null ? 200 : 404, null);
+          }
+          default -> {
+            response.getHeaders().put(HttpHeader.ALLOW, "GET, POST, DELETE");
+            yield reply(response, callback, 405, null);
+          }
+        };
       } finally {
         current.remove();
       }
     }
 
-    private boolean authenticated(
-        Request request, Response response, Callback callback, String session) throws Exception {
+    private Authenticated authenticate(Request request) {
+      String authorization = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+      String address = Request.getRemoteAddr(request);
+      return new Authenticated(
+          service.authenticate(ORIGIN, authorization, address), authorization, address);
+    }
+
+    private boolean get(
+        Response response, Callback callback, Authenticated authenticated, String session) {
+      if (session == null) {
+        // A stream belongs to a 2025 session: without one there is nothing to stream.
+        response.getHeaders().put(HttpHeader.ALLOW, "POST, DELETE");
+        return reply(response, callback, 405, null);
+      }
+      Session known = session(session, authenticated.caller());
+      McpSubscriptions subscribed = known == null ? null : known.connection.legacySubscriptions();
+      if (subscribed == null) {
+        return reply(
+            response,
+            callback,
+            404,
+            McpProtocol.error(null, McpProtocol.INVALID_REQUEST, "unknown session"));
+      }
+      stream(response, callback, authenticated, subscribed, null, null);
+      return true;
+    }
+
+    private boolean post(
+        Request request,
+        Response response,
+        Callback callback,
+        Authenticated authenticated,
+        String session)
+        throws Exception {
       JsonNode body;
       try (InputStream in = Content.Source.asInputStream(request)) {
-        body = Json.parse(in.readNBytes(8 * 1024 * 1024));
+        body = Json.parse(in.readNBytes(MAX_BODY));
       } catch (SgmException e) {
         return reply(
             response,
             callback,
             400,
-            null,
-            McpServer.error(null, -32700, "parse error: " + e.getMessage()));
+            McpProtocol.error(null, McpProtocol.PARSE_ERROR, "parse error: " + e.getMessage()));
       }
-      boolean initializing = body.isObject() && "initialize".equals(body.path("method").asText());
-      McpDefaults defaults;
+      if (body.isArray()) {
+        return batch(response, callback, authenticated, session, (ArrayNode) body);
+      }
+      McpProtocol.Envelope envelope = McpProtocol.envelope(body);
+      ObjectNode mismatch = headers(request, body, envelope);
+      if (mismatch != null) {
+        return reply(response, callback, 400, mismatch);
+      }
+      if (envelope.era() != McpProtocol.Era.LEGACY) {
+        McpConnection connection =
+            new McpConnection(fromQuery(request), watcher(authenticated.caller()));
+        McpServer.Reply reply = mcp.handle(body, connection);
+        if (reply.listen() != null) {
+          streaming.add(connection);
+          try {
+            stream(
+                response,
+                callback,
+                authenticated,
+                reply.listen().subscriptions(),
+                reply.listen(),
+                connection);
+          } finally {
+            streaming.remove(connection);
+          }
+          return true;
+        }
+        connection.close();
+        return reply(response, callback, reply.status(), reply.message());
+      }
+      boolean initializing = "initialize".equals(body.path("method").asText());
+      Session known;
       String newSession = null;
-      McpSubscriptions subscribed;
       if (initializing) {
         newSession = UUID.randomUUID().toString();
-        defaults = fromQuery(request);
         expireIdle();
-        sessions.put(newSession, new Session(defaults));
-        subscriptions.put(newSession, new McpSubscriptions(watcher));
+        known =
+            new Session(
+                authenticated.caller().principal(),
+                new McpConnection(fromQuery(request), watcher(authenticated.caller())));
+        sessions.put(newSession, known);
       } else {
-        defaults = session(session);
-        if (defaults == null) {
+        known = session(session, authenticated.caller());
+        if (known == null) {
+          if (session == null && !body.has("id")) {
+            return reply(response, callback, 202, null); // a stray notification
+          }
           return reply(
               response,
               callback,
               session == null ? 400 : 404,
-              null,
-              McpServer.error(
-                  null,
-                  -32600,
+              McpProtocol.error(
+                  body.get("id"),
+                  session == null ? McpProtocol.INVALID_PARAMS : McpProtocol.INVALID_REQUEST,
                   session == null
-                      ? "missing Mcp-Session-Id; initialize first"
+                      ? "params._meta."
+                          + McpProtocol.META_VERSION
+                          + " is missing: a "
+                          + McpProtocol.MODERN
+                          + " request names its version there, and a 2025 session begins with"
+                          + " initialize (then Mcp-Session-Id names it)"
                       : "unknown session"));
         }
       }
-      subscribed = subscriptions.get(newSession != null ? newSession : session);
-      JsonNode answer;
-      if (body.isArray()) {
-        ArrayNode answers = Json.array();
-        for (JsonNode message : body) {
-          ObjectNode one = mcp.handle(message, defaults, subscribed);
-          if (one != null) {
-            answers.add(one);
-          }
-        }
-        answer = answers.isEmpty() ? null : answers;
-      } else {
-        answer = mcp.handle(body, defaults, subscribed);
+      McpServer.Reply reply = mcp.handle(body, known.connection);
+      if (newSession != null) {
+        response.getHeaders().put("Mcp-Session-Id", newSession);
       }
-      return reply(response, callback, answer == null ? 202 : 200, newSession, answer);
+      return reply(response, callback, reply.message() == null ? 202 : 200, reply.message());
+    }
+
+    /** A JSON-RPC batch (2025-03-26): each message of the session in turn. */
+    private boolean batch(
+        Response response,
+        Callback callback,
+        Authenticated authenticated,
+        String session,
+        ArrayNode body) {
+      for (JsonNode message : body) {
+        if (message.isObject() && McpProtocol.envelope(message).era() != McpProtocol.Era.LEGACY) {
+          return reply(
+              response,
+              callback,
+              400,
+              McpProtocol.error(
+                  null,
+                  McpProtocol.INVALID_REQUEST,
+                  McpProtocol.MODERN + " requests are sent one by one, not in a batch"));
+        }
+      }
+      Session known = session(session, authenticated.caller());
+      if (known == null) {
+        return reply(
+            response,
+            callback,
+            session == null ? 400 : 404,
+            McpProtocol.error(
+                null,
+                McpProtocol.INVALID_REQUEST,
+                session == null ? "missing Mcp-Session-Id; initialize first" : "unknown session"));
+      }
+      ArrayNode answers = Json.array();
+      for (JsonNode message : body) {
+        ObjectNode one = mcp.handle(message, known.connection).message();
+        if (one != null) {
+          answers.add(one);
+        }
+      }
+      return reply(
+          response, callback, answers.isEmpty() ? 202 : 200, answers.isEmpty() ? null : answers);
     }
 
     /**
-     * The session's server-to-client stream (the GET of Streamable HTTP): its resource
-     * notifications as server-sent events, with heartbeat comments while idle, until the client
-     * leaves or the session ends.
+     * The headers that mirror the body (2026-07-28), checked against it: {@code
+     * MCP-Protocol-Version} and {@code Mcp-Method} on every request, and {@code Mcp-Name} where the
+     * method names a target. Null when they agree; else the {@code -32020} error to answer with. A
+     * header that disagrees is refused in either era; a 2025 request need not send them.
      */
-    private void notifications(McpSubscriptions subscribed, Response response, Callback callback) {
+    private ObjectNode headers(Request request, JsonNode body, McpProtocol.Envelope envelope) {
+      JsonNode id = body.get("id");
+      boolean isRequest = id != null && body.has("method");
+      // The version the body claims, whether or not it is served: a header that disagrees with
+      // it is a mismatch before it is an unsupported version.
+      JsonNode claim = body.path("params").path("_meta").path(McpProtocol.META_VERSION);
+      String claimed = claim.isTextual() ? claim.textValue() : null;
+      boolean modern = envelope.era() != McpProtocol.Era.LEGACY && claimed != null;
+      String method = body.path("method").asText(null);
+      String version = header(request, "MCP-Protocol-Version");
+      if (modern && isRequest) {
+        if (version == null || !version.equals(claimed)) {
+          return mismatch(
+              id,
+              "MCP-Protocol-Version",
+              version,
+              claimed,
+              "must name the version of params._meta");
+        }
+      } else if (isRequest
+          && McpProtocol.MODERN.equals(version)
+          && envelope.era() == McpProtocol.Era.LEGACY) {
+        ObjectNode data = Json.object();
+        data.putObject("envelope")
+            .putArray("missing")
+            .add(McpProtocol.META_VERSION)
+            .add(McpProtocol.META_CAPABILITIES);
+        return McpProtocol.error(
+            id,
+            McpProtocol.INVALID_PARAMS,
+            "the MCP-Protocol-Version header names "
+                + McpProtocol.MODERN
+                + ", but params._meta does not carry "
+                + McpProtocol.META_VERSION
+                + " and "
+                + McpProtocol.META_CAPABILITIES,
+            data);
+      }
+      String methodHeader = header(request, "Mcp-Method");
+      if (methodHeader != null ? !methodHeader.equals(method) : modern && isRequest) {
+        return mismatch(id, "Mcp-Method", methodHeader, method, "must name the body's method");
+      }
+      String field = method == null ? null : NAMED.get(method);
+      String nameHeader = header(request, "Mcp-Name");
+      if (field != null) {
+        JsonNode target = body.path("params").path(field);
+        String expected = target.isTextual() ? target.textValue() : null;
+        if (nameHeader != null
+            ? !nameHeader.equals(expected)
+            : modern && isRequest && expected != null) {
+          return mismatch(
+              id, "Mcp-Name", nameHeader, expected, "must name the body's params." + field);
+        }
+      }
+      return null;
+    }
+
+    private static ObjectNode mismatch(
+        JsonNode id, String header, String sent, String body, String rule) {
+      ObjectNode data = Json.object();
+      ObjectNode detail = data.putObject("mismatch");
+      detail.put("header", header);
+      detail.put("sent", sent);
+      detail.put("body", body);
+      return McpProtocol.error(
+          id,
+          McpProtocol.HEADER_MISMATCH,
+          "Header mismatch: "
+              + header
+              + (sent == null ? " is missing" : " is '" + sent + "'")
+              + "; it "
+              + rule
+              + (body == null ? "" : " ('" + body + "')"),
+          data);
+    }
+
+    /** A header's value, trimmed, with the protocol's Base64 form decoded; null when absent. */
+    private static String header(Request request, String name) {
+      String value = request.getHeaders().get(name);
+      if (value == null) {
+        return null;
+      }
+      value = value.strip();
+      if (value.startsWith("=?base64?") && value.endsWith("?=") && value.length() >= 11) {
+        try {
+          return new String(
+              Base64.getDecoder().decode(value.substring(9, value.length() - 2)),
+              StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+          return value;
+        }
+      }
+      return value;
+    }
+
+    /**
+     * A stream of server-sent events: {@code listen}'s acknowledgement first (2026), then the
+     * notifications of {@code subscribed}, with heartbeat comments while idle, until the client
+     * leaves, the server ends it, or the caller's token no longer holds (then an error ends it).
+     */
+    private void stream(
+        Response response,
+        Callback callback,
+        Authenticated authenticated,
+        McpSubscriptions subscribed,
+        McpServer.Listen listen,
+        McpConnection connection) {
       response.setStatus(200);
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
       response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
-      try (java.io.OutputStream out = Content.Sink.asOutputStream(response)) {
-        out.write(": stream open\n\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        out.flush();
-        while (!subscribed.closed()) {
-          ObjectNode notification = subscribed.next(java.time.Duration.ofMillis(heartbeatMillis));
-          String frame =
-              notification == null
-                  ? ": heartbeat\n\n"
-                  : "event: message\ndata: " + Json.write(notification) + "\n\n";
-          out.write(frame.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      response.getHeaders().put("X-Accel-Buffering", "no");
+      try (OutputStream out = Content.Sink.asOutputStream(response)) {
+        if (listen != null) {
+          event(out, listen.acknowledgement());
+        } else {
+          out.write(": stream open\n\n".getBytes(StandardCharsets.UTF_8));
           out.flush();
         }
+        long lastWrite = System.nanoTime();
+        long recheckMillis = Math.min(heartbeatMillis, RECHECK.toMillis());
+        while (!subscribed.closed()) {
+          ObjectNode notification = subscribed.next(Duration.ofMillis(recheckMillis));
+          SgmException refused = stillAuthenticated(authenticated);
+          if (refused != null) {
+            JsonNode id = listen == null ? null : listen.id();
+            event(out, McpProtocol.error(id, McpProtocol.UNAUTHORIZED, refused.getMessage()));
+            break;
+          }
+          if (notification != null) {
+            event(out, notification);
+            lastWrite = System.nanoTime();
+          } else if (System.nanoTime() - lastWrite
+              >= TimeUnit.MILLISECONDS.toNanos(heartbeatMillis)) {
+            out.write(": heartbeat\n\n".getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            lastWrite = System.nanoTime();
+          }
+        }
+        if (listen != null && subscribed.closed() && stillAuthenticated(authenticated) == null) {
+          event(out, listen.ended());
+        }
         callback.succeeded();
-      } catch (java.io.IOException e) {
-        callback.failed(e);
+      } catch (IOException e) {
+        callback.failed(e); // the client left: its subscription ends below
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         callback.failed(e);
+      } finally {
+        // A 2026 listen ends with its stream; a 2025 session keeps its subscriptions for the
+        // next GET.
+        if (connection != null) {
+          connection.close();
+        }
       }
+    }
+
+    /** Null while the stream's token still holds; else why it no longer does. */
+    private SgmException stillAuthenticated(Authenticated authenticated) {
+      try {
+        Caller now =
+            service.authenticate(ORIGIN, authenticated.authorization(), authenticated.address());
+        return Objects.equals(now.principal(), authenticated.caller().principal())
+            ? null
+            : new SgmException(ErrorCode.UNAUTHENTICATED, "the token's principal changed");
+      } catch (SgmException e) {
+        return e;
+      }
+    }
+
+    private static void event(OutputStream out, JsonNode message) throws IOException {
+      out.write(
+          ("event: message\ndata: " + Json.write(message) + "\n\n")
+              .getBytes(StandardCharsets.UTF_8));
+      out.flush();
     }
 
     private McpDefaults fromQuery(Request request) {
@@ -461,15 +720,28 @@ public final class McpHttpTransport implements Transport {
           hostHeader.startsWith("[")
               ? hostHeader.substring(0, hostHeader.indexOf(']') + 1)
               : hostHeader.split(":")[0];
-      return allowedHosts.contains(name.toLowerCase(java.util.Locale.ROOT));
+      return allowedHosts.contains(name.toLowerCase(Locale.ROOT));
     }
 
-    private boolean reply(
-        Response response, Callback callback, int status, String session, JsonNode body) {
-      response.setStatus(status);
-      if (session != null) {
-        response.getHeaders().put("Mcp-Session-Id", session);
+    /** Reads and drops a request's body (up to a bound), so the connection stays usable. */
+    private static void drain(Request request, Response response) {
+      try (InputStream in = Content.Source.asInputStream(request)) {
+        byte[] buffer = new byte[16 * 1024];
+        long read = 0;
+        for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+          read += n;
+          if (read > MAX_BODY) {
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+            break;
+          }
+        }
+      } catch (IOException unread) {
+        response.getHeaders().put(HttpHeader.CONNECTION, "close");
       }
+    }
+
+    private boolean reply(Response response, Callback callback, int status, JsonNode body) {
+      response.setStatus(status);
       if (body == null) {
         callback.succeeded();
         return true;

@@ -1,10 +1,19 @@
 package dev.sgm.transport.mcp;
 
+import static dev.sgm.transport.mcp.McpProtocol.INTERNAL_ERROR;
+import static dev.sgm.transport.mcp.McpProtocol.INVALID_PARAMS;
+import static dev.sgm.transport.mcp.McpProtocol.INVALID_REQUEST;
+import static dev.sgm.transport.mcp.McpProtocol.METHOD_NOT_FOUND;
+import static dev.sgm.transport.mcp.McpProtocol.error;
+import static dev.sgm.transport.mcp.McpProtocol.result;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.OperationDescriptor;
+import dev.sgm.api.Scope;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
 import java.net.URLDecoder;
@@ -13,24 +22,34 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * The Model Context Protocol over SGM: JSON-RPC 2.0 messages in, responses out, for any transport
- * (stdio, Streamable HTTP). Tools run SGM operations; records of the session's scope are resources.
+ * The Model Context Protocol over SGM: JSON-RPC 2.0 messages in, answers out, for any transport
+ * (stdio, Streamable HTTP) and both eras of the protocol, told apart per message ({@link
+ * McpProtocol#envelope}): a 2026-07-28 request is served from what it carries ({@code
+ * server/discover}, results with {@code resultType} and cache hints, {@code subscriptions/listen});
+ * a 2025 one belongs to the session that {@code initialize} began. Tools run SGM operations; the
+ * records of the session's scope are resources.
  *
- * <p>Written against the protocol directly rather than with the MCP Java SDK: the SDK brings a
- * second Jackson (3.x) and Reactor, and would re-serialise tool results with its own mapper, which
- * does not keep numbers such as {@code 1.0} or {@code 12345678901234567890} as written; SGM
- * promises that.
+ * <p>Written against the protocol directly rather than with the MCP Java SDK: the SDK serves the
+ * two eras with two separate server stacks, brings a second Jackson and Reactor, and would
+ * re-serialise tool results with its own mapper, which does not keep numbers such as {@code 1.0} or
+ * {@code 12345678901234567890} as written; SGM promises that.
  */
 public final class McpServer {
   private static final System.Logger LOG = System.getLogger(McpServer.class.getName());
 
-  /** Protocol revisions this server speaks, newest first. */
-  static final List<String> VERSIONS = List.of("2025-06-18", "2025-03-26", "2024-11-05");
+  /** How long clients may keep lists that change only when the server restarts. */
+  private static final long STATIC_TTL_MS = 300_000;
+
+  static final String INSTRUCTIONS =
+      "Shared memory of this project, kept across sessions and agents: before you start, recall"
+          + " what others left (sgm_retrieve with words from the task; rules, decisions, handoffs,"
+          + " tasks).\nWhen you decide, learn or finish something another session should know,"
+          + " remember it (sgm_store with just content; type decision, rule or status when it is"
+          + " one).";
 
   private final McpTools tools;
   private final SgmClient backend;
   private final String version;
-  private final boolean subscriptions;
 
   /**
    * @param backend where operations run (the engine in-process, or a server)
@@ -38,119 +57,308 @@ public final class McpServer {
    * @param version this implementation's version, for serverInfo
    */
   public McpServer(SgmClient backend, List<OperationDescriptor> operations, String version) {
-    this(backend, operations, version, false);
-  }
-
-  /**
-   * As above; with {@code subscriptions}, {@code resources/subscribe} is offered (the transport
-   * passes each session's {@link McpSubscriptions} to {@link #handle(JsonNode, McpDefaults,
-   * McpSubscriptions)} and delivers its notifications).
-   */
-  McpServer(
-      SgmClient backend,
-      List<OperationDescriptor> operations,
-      String version,
-      boolean subscriptions) {
     this.backend = backend;
     this.tools = new McpTools(backend, operations);
     this.version = version;
-    this.subscriptions = subscriptions;
   }
 
   /**
-   * Handles one JSON-RPC message: returns the response to a request, or null for a notification or
-   * a response from the client.
+   * What answers one message.
+   *
+   * @param message the response to send, or null when there is none (a notification)
+   * @param status the HTTP status a Streamable HTTP transport answers with
+   * @param listen the subscription to stream after its acknowledgement ({@code
+   *     subscriptions/listen}), else null
    */
-  public ObjectNode handle(JsonNode message, McpDefaults defaults) {
-    return handle(message, defaults, null);
+  record Reply(ObjectNode message, int status, Listen listen) {
+    static Reply none() {
+      return new Reply(null, 202, null);
+    }
+
+    static Reply of(ObjectNode message) {
+      return new Reply(message, 200, null);
+    }
   }
 
-  /** As {@link #handle(JsonNode, McpDefaults)}, with the session's subscriptions. */
-  ObjectNode handle(JsonNode message, McpDefaults defaults, McpSubscriptions subscribed) {
+  /**
+   * A {@code subscriptions/listen} that was accepted: the notifications to stream, tagged with the
+   * request's id, and the acknowledgement that goes first.
+   */
+  record Listen(JsonNode id, McpSubscriptions subscriptions, ObjectNode acknowledgement) {
+    /** The response that ends the stream when the server ends it. */
+    ObjectNode ended() {
+      ObjectNode result = Json.object();
+      result.put("resultType", "complete");
+      result.putObject("_meta").set(McpProtocol.META_SUBSCRIPTION, id);
+      return result(id, result);
+    }
+  }
+
+  /**
+   * Handles one JSON-RPC message of {@code connection}: the response to a request, or none for a
+   * notification or a response from the client.
+   */
+  Reply handle(JsonNode message, McpConnection connection) {
     if (!message.isObject() || !"2.0".equals(message.path("jsonrpc").asText())) {
-      return error(null, -32600, "not a JSON-RPC 2.0 message");
+      return new Reply(error(null, INVALID_REQUEST, "not a JSON-RPC 2.0 message"), 400, null);
     }
     JsonNode id = message.get("id");
     if (id != null && !(id.isTextual() || id.isNumber() || id.isNull())) {
-      return error(null, -32600, "id must be a string, a number or null");
+      return new Reply(
+          error(null, INVALID_REQUEST, "id must be a string, a number or null"), 400, null);
     }
     JsonNode methodNode = message.get("method");
     if (methodNode == null) {
       if (id == null || message.has("result") || message.has("error")) {
-        return null; // a response to something we never sent, or nothing to answer to
+        return Reply.none(); // a response to something never sent, or nothing to answer
       }
-      return error(id, -32600, "a request needs a method");
+      return new Reply(error(id, INVALID_REQUEST, "a request needs a method"), 400, null);
     }
     if (!methodNode.isTextual()) {
-      return id == null ? null : error(id, -32600, "method must be a string");
+      return id == null
+          ? Reply.none()
+          : new Reply(error(id, INVALID_REQUEST, "method must be a string"), 400, null);
     }
     String method = methodNode.textValue();
-    if (id == null) {
-      return null; // notifications (initialized, cancelled, ...) need no answer
-    }
     JsonNode params = message.path("params");
-    if (!params.isMissingNode() && !params.isObject() && !params.isNull()) {
-      return error(id, -32602, "params must be an object");
+    if (id == null) {
+      if (method.equals("notifications/cancelled")) {
+        connection.cancel(params.get("requestId"));
+      }
+      return Reply.none(); // initialized, cancelled, ... need no answer
     }
+    if (!params.isMissingNode() && !params.isObject() && !params.isNull()) {
+      return new Reply(error(id, INVALID_PARAMS, "params must be an object"), 400, null);
+    }
+    McpProtocol.Envelope envelope = McpProtocol.envelope(message);
     try {
-      return switch (method) {
-        case "initialize" -> result(id, initialize(params));
-        case "ping" -> result(id, Json.object());
-        case "tools/list" -> result(id, tools.list());
-        case "tools/call" -> result(id, callTool(params, defaults));
-        case "resources/list" -> {
-          if (subscribed != null && defaults.scope() != null) {
-            subscribed.followList(
-                dev.sgm.api.Scope.fromJson(
-                    defaults.scope(), "scope", dev.sgm.api.ErrorCode.INVALID_REQUEST));
-          }
-          yield result(id, listResources(params, defaults));
-        }
-        case "resources/read" -> result(id, readResource(params));
-        case "resources/templates/list" -> result(id, templates());
-        case "resources/subscribe", "resources/unsubscribe" -> {
-          if (subscribed == null) {
-            yield error(id, -32601, "this server does not offer resource subscriptions");
-          }
-          String uri = params.path("uri").asText(null);
-          if (method.equals("resources/subscribe")) {
-            subscribed.subscribe(uri);
-          } else {
-            subscribed.unsubscribe(uri);
-          }
-          yield result(id, Json.object());
-        }
-        default -> error(id, -32601, "no method " + method);
+      return switch (envelope.era()) {
+        case REFUSED -> new Reply(envelope.error(), 400, null);
+        case MODERN -> modern(id, method, params, connection);
+        case LEGACY -> legacy(id, method, params, connection);
       };
     } catch (SgmException e) {
-      return error(id, -32602, e.getMessage());
+      // The contract's error object travels in data, for clients that read SGM's codes.
+      return Reply.of(error(id, INVALID_PARAMS, e.getMessage(), e.toJson()));
     } catch (RuntimeException e) {
       // One bad message must not end the session (over stdio, the process); the log has why.
       LOG.log(System.Logger.Level.ERROR, "MCP method " + method + " failed", e);
-      return error(id, -32603, "internal error; see the server's log");
+      return Reply.of(error(id, INTERNAL_ERROR, "internal error; see the server's log"));
     }
   }
 
-  private ObjectNode initialize(JsonNode params) {
-    String asked = params.path("protocolVersion").asText(VERSIONS.get(0));
+  // ---- 2026-07-28
+
+  private Reply modern(JsonNode id, String method, JsonNode params, McpConnection connection) {
+    McpDefaults defaults = connection.defaults();
+    return switch (method) {
+      case "server/discover" -> complete(id, discover(connection), true);
+      case "tools/list" -> complete(id, tools.list(), true);
+      case "tools/call" -> {
+        String name = params.path("name").asText("");
+        if (!tools.has(name)) {
+          SgmException unknown =
+              new SgmException(ErrorCode.UNSUPPORTED_CAPABILITY, "no tool named '" + name + "'");
+          yield Reply.of(error(id, INVALID_PARAMS, "Unknown tool: " + name, unknown.toJson()));
+        }
+        yield complete(id, callTool(params, defaults), null);
+      }
+      case "resources/list" -> complete(id, listResources(params, defaults), false);
+      case "resources/read" -> {
+        try {
+          yield complete(id, readResource(params), false);
+        } catch (SgmException e) {
+          ObjectNode data = Json.object().put("uri", params.path("uri").asText(""));
+          yield Reply.of(
+              error(
+                  id,
+                  INVALID_PARAMS,
+                  e.code() == ErrorCode.NOT_FOUND ? "Resource not found" : e.getMessage(),
+                  data));
+        }
+      }
+      case "resources/templates/list" -> complete(id, templates(), true);
+      case "prompts/list" -> complete(id, prompts(), true);
+      case "prompts/get" ->
+          Reply.of(
+              error(
+                  id,
+                  INVALID_PARAMS,
+                  "Unknown prompt: " + params.path("name").asText(""),
+                  Json.object().put("name", params.path("name").asText(""))));
+      case "subscriptions/listen" -> listen(id, params, connection);
+      default ->
+          new Reply(
+              error(id, METHOD_NOT_FOUND, "no method " + method + " in MCP " + McpProtocol.MODERN),
+              404,
+              null);
+    };
+  }
+
+  /**
+   * A 2026-07-28 result: {@code resultType} and the server's identity, and for a list or a read
+   * ({@code cacheable} not null) how long it may be kept and by whom: {@code true} for what only a
+   * restart changes (public), {@code false} for memory's records (private, stale at once).
+   */
+  private Reply complete(JsonNode id, ObjectNode result, Boolean cacheable) {
+    result.put("resultType", "complete");
+    if (cacheable != null) {
+      result.put("ttlMs", cacheable ? STATIC_TTL_MS : 0L);
+      result.put("cacheScope", cacheable ? "public" : "private");
+    }
+    result.putObject("_meta").set(McpProtocol.META_SERVER, serverInfo());
+    return Reply.of(result(id, result));
+  }
+
+  private ObjectNode discover(McpConnection connection) {
     ObjectNode result = Json.object();
-    result.put("protocolVersion", VERSIONS.contains(asked) ? asked : VERSIONS.get(0));
-    ObjectNode capabilities = result.putObject("capabilities");
-    capabilities.putObject("tools").put("listChanged", false);
-    capabilities
-        .putObject("resources")
-        .put("subscribe", subscriptions)
-        .put("listChanged", subscriptions);
-    ObjectNode info = result.putObject("serverInfo");
-    info.put("name", "sgm-java");
-    info.put("version", version);
-    result.put(
-        "instructions",
-        "Shared, scoped memory. Use sgm_retrieve (compact, small limit) to recall what is known before"
-            + " working, sgm_store with just 'content' to remember facts, notes and decisions, and the"
-            + " rules/tasks/handoffs tools to coordinate with other agents.");
+    McpProtocol.VERSIONS.forEach(result.putArray("supportedVersions")::add);
+    result.set("capabilities", capabilities(connection));
+    result.put("instructions", INSTRUCTIONS);
     return result;
   }
+
+  private Reply listen(JsonNode id, JsonNode params, McpConnection connection) {
+    if (!connection.offersSubscriptions()) {
+      return Reply.of(error(id, METHOD_NOT_FOUND, "this server does not offer subscriptions here"));
+    }
+    JsonNode filter = params.path("notifications");
+    if (!filter.isMissingNode() && !filter.isObject()) {
+      return Reply.of(error(id, INVALID_PARAMS, "params.notifications must be an object"));
+    }
+    JsonNode uris = filter.path("resourceSubscriptions");
+    if (!uris.isMissingNode() && !uris.isArray()) {
+      return Reply.of(
+          error(id, INVALID_PARAMS, "params.notifications.resourceSubscriptions must be an array"));
+    }
+    for (int i = 0; i < uris.size(); i++) {
+      String field = "params.notifications.resourceSubscriptions[" + i + "]";
+      if (!uris.get(i).isTextual()) {
+        return Reply.of(error(id, INVALID_PARAMS, field + " must be a string"));
+      }
+      try {
+        McpSubscriptions.target(uris.get(i).textValue());
+      } catch (SgmException e) {
+        return Reply.of(error(id, INVALID_PARAMS, field + ": " + e.getMessage()));
+      }
+    }
+    McpSubscriptions subscriptions = connection.listen(id);
+    ObjectNode honoured = Json.object();
+    ObjectNode scope = connection.defaults().scope();
+    if (filter.path("resourcesListChanged").asBoolean(false) && scope != null) {
+      subscriptions.followList(Scope.fromJson(scope, "scope", ErrorCode.INVALID_REQUEST));
+      honoured.put("resourcesListChanged", true);
+    }
+    if (!uris.isEmpty()) {
+      ArrayNode followed = honoured.putArray("resourceSubscriptions");
+      for (JsonNode uri : uris) {
+        subscriptions.subscribe(uri.textValue());
+        followed.add(uri);
+      }
+    }
+    ObjectNode acknowledgement = Json.object();
+    acknowledgement.put("jsonrpc", "2.0");
+    acknowledgement.put("method", "notifications/subscriptions/acknowledged");
+    ObjectNode ackParams = acknowledgement.putObject("params");
+    ackParams.putObject("_meta").set(McpProtocol.META_SUBSCRIPTION, id);
+    ackParams.set("notifications", honoured);
+    return new Reply(null, 200, new Listen(id, subscriptions, acknowledgement));
+  }
+
+  // ---- the 2025 revisions
+
+  private Reply legacy(JsonNode id, String method, JsonNode params, McpConnection connection) {
+    McpDefaults defaults = connection.defaults();
+    if (method.equals("initialize")) {
+      return Reply.of(result(id, initialize(params, connection)));
+    }
+    if (method.equals("ping")) {
+      return Reply.of(result(id, Json.object()));
+    }
+    if (connection.legacyVersion() == null) {
+      ObjectNode data = Json.object();
+      data.putObject("envelope").putArray("missing").add(McpProtocol.META_VERSION);
+      return new Reply(
+          error(
+              id,
+              INVALID_PARAMS,
+              "params._meta."
+                  + McpProtocol.META_VERSION
+                  + " is missing: a "
+                  + McpProtocol.MODERN
+                  + " request names its version there (with "
+                  + McpProtocol.META_CAPABILITIES
+                  + "), and the 2025 revisions begin with initialize",
+              data),
+          400,
+          null);
+    }
+    return switch (method) {
+      case "tools/list" -> Reply.of(result(id, tools.list()));
+      case "tools/call" -> Reply.of(result(id, callTool(params, defaults)));
+      case "resources/list" -> {
+        McpSubscriptions subscribed = connection.legacySubscriptions();
+        if (subscribed != null && defaults.scope() != null) {
+          subscribed.followList(
+              Scope.fromJson(defaults.scope(), "scope", ErrorCode.INVALID_REQUEST));
+        }
+        yield Reply.of(result(id, listResources(params, defaults)));
+      }
+      case "resources/read" -> Reply.of(result(id, readResource(params)));
+      case "resources/templates/list" -> Reply.of(result(id, templates()));
+      case "prompts/list" -> Reply.of(result(id, prompts()));
+      case "prompts/get" ->
+          Reply.of(error(id, INVALID_PARAMS, "Unknown prompt: " + params.path("name").asText("")));
+      case "resources/subscribe", "resources/unsubscribe" -> {
+        McpSubscriptions subscribed = connection.legacySubscriptions();
+        if (subscribed == null) {
+          yield Reply.of(
+              error(id, METHOD_NOT_FOUND, "this server does not offer resource subscriptions"));
+        }
+        String uri = params.path("uri").asText(null);
+        if (method.equals("resources/subscribe")) {
+          subscribed.subscribe(uri);
+        } else {
+          subscribed.unsubscribe(uri);
+        }
+        yield Reply.of(result(id, Json.object()));
+      }
+      default -> Reply.of(error(id, METHOD_NOT_FOUND, "no method " + method));
+    };
+  }
+
+  private ObjectNode initialize(JsonNode params, McpConnection connection) {
+    String asked = params.path("protocolVersion").asText(McpProtocol.LEGACY.get(0));
+    String agreed = McpProtocol.LEGACY.contains(asked) ? asked : McpProtocol.LEGACY.get(0);
+    connection.initialized(agreed);
+    ObjectNode result = Json.object();
+    result.put("protocolVersion", agreed);
+    result.set("capabilities", capabilities(connection));
+    result.set("serverInfo", serverInfo());
+    result.put("instructions", INSTRUCTIONS);
+    return result;
+  }
+
+  private ObjectNode capabilities(McpConnection connection) {
+    ObjectNode capabilities = Json.object();
+    capabilities.putObject("tools").put("listChanged", false);
+    capabilities.putObject("prompts").put("listChanged", false);
+    capabilities
+        .putObject("resources")
+        .put("subscribe", connection.offersSubscriptions())
+        .put("listChanged", connection.offersSubscriptions());
+    return capabilities;
+  }
+
+  private ObjectNode serverInfo() {
+    ObjectNode info = Json.object();
+    info.put("name", "sgm-java");
+    info.put("title", "SGM shared memory");
+    info.put("version", version);
+    return info;
+  }
+
+  // ---- what both eras share
 
   private ObjectNode callTool(JsonNode params, McpDefaults defaults) {
     String name = params.path("name").asText("");
@@ -259,6 +467,12 @@ public final class McpServer {
     return result;
   }
 
+  private static ObjectNode prompts() {
+    ObjectNode result = Json.object();
+    result.putArray("prompts");
+    return result;
+  }
+
   private static ObjectNode templates() {
     ObjectNode result = Json.object();
     ObjectNode template = result.putArray("resourceTemplates").addObject();
@@ -269,21 +483,5 @@ public final class McpServer {
         "One record: scope as key=value pairs joined by ';', URL-encoded, then its id.");
     template.put("mimeType", "application/json");
     return result;
-  }
-
-  private static ObjectNode result(JsonNode id, JsonNode result) {
-    ObjectNode response = Json.object();
-    response.put("jsonrpc", "2.0");
-    response.set("id", id);
-    response.set("result", result);
-    return response;
-  }
-
-  static ObjectNode error(JsonNode id, int code, String message) {
-    ObjectNode response = Json.object();
-    response.put("jsonrpc", "2.0");
-    response.set("id", id == null ? Json.object().nullNode() : id);
-    response.putObject("error").put("code", code).put("message", message);
-    return response;
   }
 }

@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * A client of an MCP server on standard input and output, such as {@code sgm mcp}, launched as a
  * child process: {@code call("store", request)} is a {@code tools/call} of {@code sgm_store}, an
  * {@code isError} result becomes the {@link SgmException} it carries, and the process exiting fails
- * the calls waiting on it with {@code unavailable}. Calls may come from several threads.
+ * the calls waiting on it with {@code unavailable}. Calls may come from several threads. It speaks
+ * MCP 2026-07-28 (every request carries its version in {@code _meta}); {@link #legacy} begins a
+ * 2025 session with {@code initialize} instead.
  */
 public final class McpStdioClient implements SgmClient, AutoCloseable {
   private static final long TIMEOUT_SECONDS = 60;
@@ -33,14 +35,29 @@ public final class McpStdioClient implements SgmClient, AutoCloseable {
   private final AtomicLong ids = new AtomicLong();
   private final Map<Long, CompletableFuture<JsonNode>> pending = new ConcurrentHashMap<>();
   private volatile boolean ended;
+  private final boolean modern;
 
-  /** Starts {@code command} (its standard error as the builder says) and initializes a session. */
+  /** Starts {@code command} (its standard error as the builder says) and discovers the server. */
   public McpStdioClient(ProcessBuilder command) throws IOException {
+    this(command, true);
+  }
+
+  /** Starts {@code command} and begins a 2025 session with {@code initialize}. */
+  public static McpStdioClient legacy(ProcessBuilder command) throws IOException {
+    return new McpStdioClient(command, false);
+  }
+
+  private McpStdioClient(ProcessBuilder command, boolean modern) throws IOException {
+    this.modern = modern;
     this.process = command.start();
     this.in = process.getOutputStream();
     Thread.ofPlatform().daemon().name("mcp-stdio-reader").start(this::readResponses);
+    if (modern) {
+      rpc("server/discover", Json.object());
+      return;
+    }
     ObjectNode params = Json.object();
-    params.put("protocolVersion", McpServer.VERSIONS.get(0));
+    params.put("protocolVersion", McpProtocol.LEGACY.get(0));
     params.putObject("capabilities");
     params.putObject("clientInfo").put("name", "sgm-java-mcp-stdio-client").put("version", "1");
     rpc("initialize", params);
@@ -103,7 +120,11 @@ public final class McpStdioClient implements SgmClient, AutoCloseable {
     request.put("jsonrpc", "2.0");
     request.put("id", id);
     request.put("method", method);
-    request.set("params", params);
+    ObjectNode withMeta = params.isObject() ? ((ObjectNode) params).deepCopy() : Json.object();
+    if (modern) {
+      McpProtocol.envelopeOf(withMeta, "sgm-java-mcp-stdio-client");
+    }
+    request.set("params", withMeta);
     send(request);
     JsonNode body;
     try {
@@ -121,7 +142,7 @@ public final class McpStdioClient implements SgmClient, AutoCloseable {
       throw new SgmException(ErrorCode.UNAVAILABLE, "interrupted");
     }
     if (body.has("error")) {
-      throw SgmException.invalidRequest("params", body.path("error").path("message").asText());
+      throw McpProtocol.failure(body.path("error"));
     }
     return body.path("result");
   }

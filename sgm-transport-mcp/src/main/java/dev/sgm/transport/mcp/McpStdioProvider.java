@@ -29,14 +29,11 @@ public final class McpStdioProvider implements StdioServerProvider {
       throws IOException {
     // Subscriptions follow the backend's live watch where it has one (the engine in this process),
     // else the change feed through its operations (a server, a directory another process holds).
-    try (McpSubscriptions subscriptions =
-        new McpSubscriptions(request -> FollowedChanges.watch(backend, request))) {
-      McpStdio.serve(
-          new McpServer(backend, operations, version, true),
-          new McpDefaults(scope, agent),
-          subscriptions,
-          in,
-          out);
-    }
+    McpStdio.serve(
+        new McpServer(backend, operations, version),
+        new McpConnection(
+            new McpDefaults(scope, agent), request -> FollowedChanges.watch(backend, request)),
+        in,
+        out);
   }
 }

@@ -1,5 +1,6 @@
 package dev.sgm.transport.mcp;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.ChangeEvent;
 import dev.sgm.api.ChangeStream;
@@ -42,12 +43,22 @@ final class McpSubscriptions implements AutoCloseable {
   private static final String SCOPE = "sgm://scope/";
 
   private final Function<ChangesRequest, ChangeStream> watcher;
+
+  /** The {@code subscriptions/listen} request's id that tags each notification; null in 2025. */
+  private final JsonNode subscriptionId;
+
   private final Map<String, ChangeStream> subscribed = new ConcurrentHashMap<>();
   private final LinkedHashSet<String> pending = new LinkedHashSet<>();
   private volatile boolean closed;
 
-  McpSubscriptions(Function<ChangesRequest, ChangeStream> watcher) {
+  /**
+   * @param watcher how to watch the change feed
+   * @param subscriptionId the id of the {@code subscriptions/listen} request these notifications
+   *     answer (2026-07-28), or null for a 2025 session's {@code resources/subscribe}
+   */
+  McpSubscriptions(Function<ChangesRequest, ChangeStream> watcher, JsonNode subscriptionId) {
     this.watcher = watcher;
+    this.subscriptionId = subscriptionId;
   }
 
   /** Subscribes to {@code uri}; subscribing again changes nothing. */
@@ -156,11 +167,18 @@ final class McpSubscriptions implements AutoCloseable {
     }
     ObjectNode notification = Json.object();
     notification.put("jsonrpc", "2.0");
+    ObjectNode params = Json.object();
+    if (subscriptionId != null) {
+      params.putObject("_meta").set(McpProtocol.META_SUBSCRIPTION, subscriptionId);
+    }
     if (uri.equals(LIST_CHANGED)) {
       notification.put("method", "notifications/resources/list_changed");
     } else {
       notification.put("method", "notifications/resources/updated");
-      notification.putObject("params").put("uri", uri);
+      params.put("uri", uri);
+    }
+    if (!params.isEmpty()) {
+      notification.set("params", params);
     }
     return notification;
   }
@@ -181,9 +199,9 @@ final class McpSubscriptions implements AutoCloseable {
   }
 
   /** What a URI subscribes to: a scope, and one record of it or (null) every record. */
-  private record Target(Scope scope, String id) {}
+  record Target(Scope scope, String id) {}
 
-  private static Target target(String uri) {
+  static Target target(String uri) {
     if (uri != null && uri.startsWith(SCOPE) && uri.length() > SCOPE.length()) {
       return new Target(
           Scope.parseCanonical(

@@ -8,6 +8,7 @@ import dev.sgm.api.Json;
 import dev.sgm.api.JsonSchemas;
 import dev.sgm.api.MemoryRecord;
 import dev.sgm.api.OperationDescriptor;
+import dev.sgm.api.OperationEffects;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
 import java.util.LinkedHashMap;
@@ -31,6 +32,18 @@ final class McpTools {
   private static final String SCOPE_HINT =
       "e.g. {\"project\": \"myproject\"}; default: the session's scope";
 
+  /** The error object of a failed call (CONTRACT §5). */
+  private static final ObjectNode ERROR_SCHEMA =
+      Json.parseObject(
+          """
+          {"description": "A failed call (isError): the contract's error object.",
+           "type": "object", "required": ["error"],
+           "properties": {"error": {"type": "object", "required": ["code", "message"],
+             "properties": {"code": {"type": "string"}, "message": {"type": "string"},
+               "details": {"type": "array", "items": {"type": "object"}}}}}}
+          """,
+          "error schema");
+
   private final SgmClient backend;
   private final Map<String, OperationDescriptor> operations = new LinkedHashMap<>();
 
@@ -43,7 +56,15 @@ final class McpTools {
     return "sgm_" + operation.replace('.', '_');
   }
 
-  /** The tools/list result. */
+  /** Whether a tool of that name is offered. */
+  boolean has(String name) {
+    return operations.containsKey(name);
+  }
+
+  /**
+   * The tools/list result: for each operation its name, title and description, the schemas of what
+   * it takes and answers, and what its declaration says it does, as hints.
+   */
   ObjectNode list() {
     ObjectNode result = Json.object();
     ArrayNode tools = result.putArray("tools");
@@ -51,16 +72,71 @@ final class McpTools {
       OperationDescriptor operation = entry.getValue();
       ObjectNode tool = tools.addObject();
       tool.put("name", entry.getKey());
+      tool.put("title", operation.title());
       String description = operation.description();
       if (operation.name().equals(STORE)) {
         description +=
             " Or give just 'content' (and optionally 'title', 'type' such as note, fact or"
-                + " decision, 'tags', 'id') to store it in your default scope.";
+                + " decision, 'tags', 'id') to remember it in your default scope.";
       }
       tool.put("description", description);
       tool.set("inputSchema", inputSchema(operation));
+      ObjectNode output = outputSchema(operation);
+      if (output != null) {
+        tool.set("outputSchema", output);
+      }
+      OperationEffects effects = operation.effects();
+      ObjectNode annotations = tool.putObject("annotations");
+      annotations.put("title", operation.title());
+      annotations.put("readOnlyHint", effects.readOnly());
+      if (!effects.readOnly()) {
+        annotations.put("destructiveHint", effects.destructive());
+        annotations.put("idempotentHint", effects.idempotent());
+      }
+      // Memory is a closed world: no tool reaches beyond the server's own store.
+      annotations.put("openWorldHint", false);
     }
     return result;
+  }
+
+  /**
+   * The declared response schema as a client validates a tool's structured result against it:
+   * standing alone, for {@code retrieve} also the compact entries this transport offers, and either
+   * that or the contract's error object, which a failed call (isError) carries as its structured
+   * content (clients of the 2025 revisions validate that too). Null when the operation declares
+   * none.
+   */
+  private static ObjectNode outputSchema(OperationDescriptor operation) {
+    if (operation.responseSchema() == null) {
+      return null;
+    }
+    ObjectNode answer = answerSchema(operation);
+    ObjectNode schema = Json.object();
+    schema.put("type", "object");
+    schema.putArray("anyOf").add(answer).add(ERROR_SCHEMA.deepCopy());
+    return schema;
+  }
+
+  private static ObjectNode answerSchema(OperationDescriptor operation) {
+    ObjectNode schema = operation.responseSchema().deepCopy();
+    schema.remove("$schema");
+    standAlone(schema);
+    if (!schema.has("type")) {
+      schema.put("type", "object");
+    }
+    if (operation.name().equals(RETRIEVE)) {
+      JsonNode records = schema.path("properties").path("records");
+      if (records.isObject() && records.has("items")) {
+        ObjectNode compact = Json.object();
+        compact.put(
+            "description", "With compact: true, a record's id, type, title and first line.");
+        compact.put("type", "object");
+        compact.putArray("required").add("id").add("type");
+        ArrayNode either = Json.array().add(records.get("items")).add(compact);
+        ((ObjectNode) records).putObject("items").set("anyOf", either);
+      }
+    }
+    return schema;
   }
 
   /**

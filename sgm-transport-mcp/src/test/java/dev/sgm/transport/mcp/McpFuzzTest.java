@@ -54,6 +54,7 @@ class McpFuzzTest {
     "resources/list",
     "resources/read",
     "resources/templates/list",
+    "server/discover",
     "nothing/here"
   };
 
@@ -139,7 +140,9 @@ class McpFuzzTest {
                     try (OutputStream out = serverOut) {
                       McpStdio.serve(
                           mcp,
-                          new McpDefaults(Json.object().put("project", "fuzz"), "fuzzer"),
+                          new McpConnection(
+                              new McpDefaults(Json.object().put("project", "fuzz"), "fuzzer"),
+                              null),
                           serverIn,
                           out);
                     } catch (java.io.IOException e) {
@@ -150,6 +153,12 @@ class McpFuzzTest {
           new BufferedReader(new InputStreamReader(fromServer, StandardCharsets.UTF_8));
       RequestFuzzer fuzzer = new RequestFuzzer(45_000);
       List<String> failures = new ArrayList<>();
+      // The 2025 messages belong to the session this begins; the 2026 ones stand alone.
+      toServer.write(
+          "{\"jsonrpc\":\"2.0\",\"id\":\"init\",\"method\":\"initialize\",\"params\":{}}\n"
+              .getBytes(StandardCharsets.UTF_8));
+      toServer.flush();
+      answers.readLine();
       int stdioMessages = MESSAGES / 5;
       for (int i = 0; i < stdioMessages; i++) {
         byte[] line = message(fuzzer, i);
@@ -210,14 +219,16 @@ class McpFuzzTest {
   @Test
   void aMessageWithAnIdButNoMethodIsAnInvalidRequest() {
     McpServer mcp = new McpServer((operation, request) -> Json.object(), List.of(), "test");
+    McpConnection connection = new McpConnection(McpDefaults.none(), null);
     ObjectNode answer =
-        mcp.handle(Json.parse("{\"jsonrpc\":\"2.0\",\"id\":7}"), McpDefaults.none());
+        mcp.handle(Json.parse("{\"jsonrpc\":\"2.0\",\"id\":7}"), connection).message();
     assertEquals(-32600, answer.path("error").path("code").asInt(), String.valueOf(answer));
     assertEquals(7, answer.path("id").asInt());
     // A response from the client (it has a result) is not answered.
     assertEquals(
         null,
-        mcp.handle(Json.parse("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}"), McpDefaults.none()));
+        mcp.handle(Json.parse("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}"), connection)
+            .message());
   }
 
   /**
@@ -256,15 +267,15 @@ class McpFuzzTest {
     List<String> failures = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       byte[] body = message(fuzzer, i);
-      HttpRequest request =
+      HttpRequest.Builder builder =
           post(
-                  endpoint,
-                  fuzzer.nextInt(50) == 0 ? "nope" : session,
-                  authorization != null && fuzzer.nextInt(10) == 0
-                      ? authorization.substring(0, fuzzer.nextInt(authorization.length()))
-                      : authorization)
-              .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-              .build();
+              endpoint,
+              fuzzer.nextInt(50) == 0 ? "nope" : session,
+              authorization != null && fuzzer.nextInt(10) == 0
+                  ? authorization.substring(0, fuzzer.nextInt(authorization.length()))
+                  : authorization);
+      mirroredHeaders(body, builder);
+      HttpRequest request = builder.POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
       String problem;
       try {
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
@@ -305,13 +316,42 @@ class McpFuzzTest {
     return builder;
   }
 
-  /** A JSON-RPC message around a fuzzed request, itself sometimes mutated as JSON or bytes. */
+  /**
+   * The headers a 2026-07-28 client sends with {@code body}, as its (possibly mutated) envelope
+   * reads, so that most of those messages reach the tools rather than the header check.
+   */
+  private static void mirroredHeaders(byte[] body, HttpRequest.Builder builder) {
+    JsonNode json;
+    try {
+      json = Json.parse(body);
+    } catch (RuntimeException e) {
+      return;
+    }
+    JsonNode version = json.path("params").path("_meta").path(McpProtocol.META_VERSION);
+    if (version.isTextual() && json.path("method").isTextual()) {
+      String method = json.path("method").textValue();
+      builder.header("MCP-Protocol-Version", McpProtocol.headerValue(version.textValue()));
+      builder.header("Mcp-Method", McpProtocol.headerValue(method));
+      JsonNode name = json.path("params").path(method.equals("resources/read") ? "uri" : "name");
+      if (name.isTextual() && !name.textValue().isEmpty()) {
+        builder.header("Mcp-Name", McpProtocol.headerValue(name.textValue()));
+      }
+    }
+  }
+
+  /**
+   * A JSON-RPC message around a fuzzed request, half of them in MCP 2026-07-28's envelope, itself
+   * sometimes mutated as JSON or bytes.
+   */
   private static byte[] message(RequestFuzzer fuzzer, int n) {
     RequestFuzzer.Request request = fuzzer.next();
     ObjectNode message = Json.object().put("jsonrpc", "2.0").put("id", n);
     String method = METHODS[fuzzer.nextInt(METHODS.length)];
     message.put("method", method);
     ObjectNode params = message.putObject("params");
+    if (fuzzer.nextInt(2) == 0) {
+      McpProtocol.envelopeOf(params, "fuzzer");
+    }
     JsonNode arguments = request.json() != null ? request.json() : fuzzer.seed("store");
     switch (method) {
       case "tools/call" -> {
