@@ -9,7 +9,12 @@ module dev.sgm.api {
   exports dev.sgm.api;
   exports dev.sgm.api.spi;
 
+  // Plugins is the one place plugins are found, so it declares every kind.
   uses dev.sgm.api.spi.ClientProvider;
   uses dev.sgm.api.spi.ConformanceKit;
+  uses dev.sgm.api.spi.EmbedderProvider;
+  uses dev.sgm.api.spi.ProfileProvider;
   uses dev.sgm.api.spi.StdioServerProvider;
+  uses dev.sgm.api.spi.StorageProvider;
+  uses dev.sgm.api.spi.TransportProvider;
 }

@@ -12,9 +12,4 @@ module dev.sgm.core {
   requires java.logging;
 
   exports dev.sgm.core;
-
-  uses dev.sgm.api.spi.ProfileProvider;
-  uses dev.sgm.api.spi.TransportProvider;
-  uses dev.sgm.api.spi.StorageProvider;
-  uses dev.sgm.api.spi.EmbedderProvider;
 }

@@ -9,10 +9,6 @@ module dev.sgm.transport.cli {
   requires info.picocli;
   requires java.logging;
 
-  uses dev.sgm.api.spi.ClientProvider;
-  uses dev.sgm.api.spi.ConformanceKit;
-  uses dev.sgm.api.spi.StdioServerProvider;
-
   opens dev.sgm.transport.cli to
       info.picocli;
 

@@ -5,7 +5,9 @@
  */
 module dev.sgm.transport.mcp {
   requires transitive dev.sgm.api;
-  requires org.eclipse.jetty.server;
+  // Static: a relay (sgm mcp beside a holder) serves MCP over stdio with no Jetty on its module
+  // path; bin/sgm adds Jetty to every other launch where its jar is present.
+  requires static org.eclipse.jetty.server;
   requires java.net.http;
 
   exports dev.sgm.transport.mcp;

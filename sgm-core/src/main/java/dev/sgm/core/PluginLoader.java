@@ -4,14 +4,14 @@ import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
 import dev.sgm.api.spi.PluginProvider;
 import dev.sgm.api.spi.PluginSelection;
+import dev.sgm.api.spi.Plugins;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.ServiceLoader;
 
 /**
- * The one place plugins are discovered ({@link ServiceLoader}) and selected by configuration.
- * Start-up fails with a clear message on a duplicate name or a configured name that no plugin on
- * the module path has.
+ * The one place the core has plugins discovered ({@link Plugins}) and selects them by
+ * configuration. Start-up fails with a clear message on a duplicate name or a configured name that
+ * no plugin on the module path has.
  */
 final class PluginLoader {
   private PluginLoader() {}
@@ -19,7 +19,7 @@ final class PluginLoader {
   /** Every provider of {@code kind} on the module path (or class path). */
   static <P extends PluginProvider<?, ?>> List<P> load(Class<P> kind) {
     List<P> found = new ArrayList<>();
-    ServiceLoader.load(kind, PluginLoader.class.getClassLoader()).forEach(found::add);
+    Plugins.load(kind).forEach(found::add);
     return found;
   }
 

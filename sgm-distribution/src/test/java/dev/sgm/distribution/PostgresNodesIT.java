@@ -180,6 +180,9 @@ class PostgresNodesIT {
     /** {@code host:port} of its gRPC transport, as its last start printed it. */
     String grpc;
 
+    /** The URL of its MCP endpoint, as its last start printed it. */
+    String mcp;
+
     Node(String databaseUrl, String... extra) throws IOException {
       this.databaseUrl = databaseUrl;
       this.port = freePort();
@@ -235,6 +238,10 @@ class PostgresNodesIT {
           java.util.regex.Pattern.compile("serving grpc://(\\S+)").matcher(text);
       assertTrue(served.find(), text);
       grpc = served.group(1);
+      java.util.regex.Matcher mcpServed =
+          java.util.regex.Pattern.compile("serving (http://\\S+/mcp)").matcher(text);
+      assertTrue(mcpServed.find(), text);
+      mcp = mcpServed.group(1);
     }
 
     /** SIGKILL: no shutdown hook, nothing flushed or closed. */
@@ -411,6 +418,36 @@ class PostgresNodesIT {
       return missing;
     } finally {
       pool.shutdownNow();
+    }
+  }
+
+  /**
+   * MCP 2026-07-28 is stateless: one client whose requests a proxy sends to either of two nodes in
+   * turn (no session affinity) gets every request answered, reads through one node what it stored
+   * through the other, and a listen held on one node sees stores made through the other.
+   */
+  @Test
+  void aModernMcpClientsRequestsMayGoToEitherNode() throws Exception {
+    Path node = Path.of("src", "test", "node");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        Files.isDirectory(node.resolve("node_modules/@modelcontextprotocol/client")),
+        "the MCP client v2 is not installed: npm ci --prefix sgm-distribution/src/test/node (.ci/run does)");
+    String database = newDatabase();
+    try (Node a = new Node(database);
+        Node b = new Node(database)) {
+      a.start();
+      b.start();
+      Path output = temp.resolve("two-nodes.log");
+      Process client =
+          new ProcessBuilder("node", node.resolve("mcp-two-nodes.mjs").toString(), a.mcp, b.mcp)
+              .redirectErrorStream(true)
+              .redirectOutput(output.toFile())
+              .start();
+      assertTrue(client.waitFor(180, TimeUnit.SECONDS));
+      String log = Files.readString(output);
+      System.out.println(log);
+      assertEquals(0, client.exitValue(), log);
+      assertTrue(log.contains(" 0 failed"), log);
     }
   }
 

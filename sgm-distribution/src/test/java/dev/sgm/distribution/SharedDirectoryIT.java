@@ -81,6 +81,53 @@ class SharedDirectoryIT {
     assertTrue(log.contains(" passed, 0 failed"), log);
   }
 
+  /**
+   * A session started beside a holder is a thin relay: the launcher gives it the core and the MCP
+   * plugin only (no storage, index or model on its module path); when the holder dies it loads the
+   * other plugins and takes the directory over, and later sessions relay to it.
+   */
+  @Test
+  void aFurtherSessionIsAThinRelayThatTakesTheDirectoryOverWhenTheHolderDies() throws Exception {
+    Path data = temp.resolve("data");
+    try (McpStdioClient holder = session(data, "holder")) {
+      holder.call("store", note("from-holder"));
+      try (McpStdioClient relay = session(data, "relay")) {
+        String command =
+            Files.readString(Path.of("/proc", Long.toString(relay.process().pid()), "cmdline"))
+                .replace('\0', ' ');
+        assertTrue(command.contains("-Dsgm.plugins="), command);
+        assertTrue(!command.contains("/plugins/h2-") && !command.contains("onnxruntime"), command);
+        assertEquals(
+            "from-holder",
+            relay
+                .call("read", Json.object().put("id", "from-holder"))
+                .path("record")
+                .path("id")
+                .asText());
+        holder.process().destroyForcibly();
+        holder.process().waitFor();
+        relay.call("store", note("after-the-holder"));
+        assertEquals(relay.process().pid(), holder(data), "the relay holds the directory now");
+        try (McpStdioClient later = session(data, "later")) {
+          assertEquals(
+              "after-the-holder",
+              later
+                  .call("read", Json.object().put("id", "after-the-holder"))
+                  .path("record")
+                  .path("id")
+                  .asText());
+          assertEquals(
+              "from-holder",
+              later
+                  .call("read", Json.object().put("id", "from-holder"))
+                  .path("record")
+                  .path("id")
+                  .asText());
+        }
+      }
+    }
+  }
+
   /** One agent storing records as fast as its session answers, noting each acknowledged one. */
   private static final class Writer extends Thread {
     final McpStdioClient session;

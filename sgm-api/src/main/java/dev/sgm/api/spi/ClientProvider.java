@@ -50,8 +50,7 @@ public interface ClientProvider {
     int colon = url.indexOf("://");
     String scheme = colon < 0 ? "" : url.substring(0, colon);
     TreeSet<String> known = new TreeSet<>();
-    for (ClientProvider provider :
-        ServiceLoader.load(ClientProvider.class, ClientProvider.class.getClassLoader())) {
+    for (ClientProvider provider : Plugins.load(ClientProvider.class)) {
       if (provider.schemes().contains(scheme)) {
         return provider.open(url, token);
       }

@@ -37,7 +37,6 @@ public interface ConformanceKit {
 
   /** The kit on the module path, if one is. */
   static Optional<ConformanceKit> find() {
-    return ServiceLoader.load(ConformanceKit.class, ConformanceKit.class.getClassLoader())
-        .findFirst();
+    return Plugins.load(ConformanceKit.class).findFirst();
   }
 }

@@ -40,8 +40,15 @@ public interface StdioServerProvider {
 
   /** The provider of that name on the module path, if one is. */
   static Optional<StdioServerProvider> named(String name) {
-    for (StdioServerProvider provider :
-        ServiceLoader.load(StdioServerProvider.class, StdioServerProvider.class.getClassLoader())) {
+    // The module path first: a relay has the MCP plugin there and no need of the others.
+    Optional<StdioServerProvider> present =
+        named(name, Plugins.loadPresent(StdioServerProvider.class));
+    return present.isPresent() ? present : named(name, Plugins.load(StdioServerProvider.class));
+  }
+
+  private static Optional<StdioServerProvider> named(
+      String name, Iterable<StdioServerProvider> providers) {
+    for (StdioServerProvider provider : providers) {
       if (provider.name().equals(name)) {
         return Optional.of(provider);
       }
