@@ -105,6 +105,26 @@ public class SgmException extends RuntimeException {
     return new SgmException(code, prefix + getMessage(), prefixed, getCause(), retryAfter);
   }
 
+  /**
+   * This error with the field {@code from} (and what lies under it) called {@code to}, in its
+   * details and its message: for a command whose option carries an operation's field.
+   */
+  public SgmException withFieldRenamed(String from, String to) {
+    List<FieldError> renamed =
+        details.stream()
+            .map(
+                d ->
+                    d.field().equals(from) || d.field().startsWith(from + "[")
+                        ? new FieldError(to + d.field().substring(from.length()), d.reason())
+                        : d)
+            .toList();
+    String message = getMessage();
+    if (message.startsWith(from + ":") || message.startsWith(from + "[")) {
+      message = to + message.substring(from.length());
+    }
+    return new SgmException(code, message, renamed, getCause(), retryAfter);
+  }
+
   /** The contract's error object: {@code {"error": {"code", "message", "details"?}}}. */
   public ObjectNode toJson() {
     ObjectNode root = JsonNodeFactory.instance.objectNode();

@@ -194,7 +194,8 @@ public final class AccessTokens {
       String matched = recently == null ? null : recently.matched;
       if (matched != null && recently.fresh(nanoTime.getAsLong()) && sameText(matched, token)) {
         if (live(recently.entry)) {
-          return Caller.authenticated(recently.entry.principal(), origin, recently.grants);
+          return Caller.authenticated(
+              recently.entry.principal(), origin, recently.grants, recently.entry.id());
         }
         failures.failed(clientAddress, origin);
         throw unauthenticated("the token is not valid (malformed, unknown, revoked or expired)");
@@ -216,7 +217,7 @@ public final class AccessTokens {
       throw unauthenticated("the token is not valid (malformed, unknown, revoked or expired)");
     }
     checked.matched = token;
-    return Caller.authenticated(entry.principal(), origin, checked.grants);
+    return Caller.authenticated(entry.principal(), origin, checked.grants, entry.id());
   }
 
   /** True when {@code entry} is neither revoked nor expired. */
@@ -305,6 +306,15 @@ public final class AccessTokens {
     return checked;
   }
 
+  /**
+   * Whether the token of id {@code credential} still authenticates (neither revoked nor expired),
+   * as of at most the cache's two seconds ago.
+   */
+  public boolean stillValid(String credential) {
+    Checked checked = checked(credential);
+    return checked != null && live(checked.entry);
+  }
+
   /** A new token, created and kept; its text is returned once and never again. */
   public record Created(String id, String token, ObjectNode description) {}
 
@@ -345,6 +355,20 @@ public final class AccessTokens {
             null);
     tokens.add(entry);
     return new Created(id, "sgm_" + id + "_" + secret, describe(entry));
+  }
+
+  /** A lifetime written as 30d, 12h or 90m; {@code invalid_request} naming {@code field} else. */
+  public static Duration lifetime(String text, String field) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,6})([dhm])").matcher(text);
+    if (!m.matches()) {
+      throw SgmException.invalidRequest(field, "'" + text + "' is not like 30d, 12h or 90m");
+    }
+    long n = Long.parseLong(m.group(1));
+    return switch (m.group(2)) {
+      case "d" -> Duration.ofDays(n);
+      case "h" -> Duration.ofHours(n);
+      default -> Duration.ofMinutes(n);
+    };
   }
 
   /** Every token, described without its secret. */

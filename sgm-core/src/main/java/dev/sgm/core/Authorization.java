@@ -51,8 +51,7 @@ final class Authorization {
     Grants grants = caller.grants();
     if (!grants.isOwner()
         && grants.grants().stream().noneMatch(g -> g.access() == Grants.Access.READ_WRITE)) {
-      throw new SgmException(
-          ErrorCode.FORBIDDEN, "forbidden: " + name(caller) + " may not write anywhere");
+      throw new SgmException(ErrorCode.FORBIDDEN, name(caller) + " may not write anywhere");
     }
   }
 
@@ -64,7 +63,16 @@ final class Authorization {
     if (!caller.grants().isOwner()) {
       throw new SgmException(
           ErrorCode.FORBIDDEN,
-          "forbidden: content by hash is for the owner; read a record with resolve: true");
+          "content by hash is for the owner; read a record with resolve: true");
+    }
+  }
+
+  /** {@code forbidden} unless the caller is the owner: administration such as tokens. */
+  static void requireOwner(Caller caller, String what) {
+    if (!caller.grants().isOwner()) {
+      throw new SgmException(
+          ErrorCode.FORBIDDEN,
+          "only the owner may " + what + "; " + name(caller) + " is not the owner");
     }
   }
 
@@ -87,24 +95,12 @@ final class Authorization {
       return;
     }
     requireWrite(caller, scope);
-    String agent = record.path("provenance").path("agent").asText();
-    if (!grants.maySpeakFor(agent)) {
-      throw new SgmException(
-          ErrorCode.FORBIDDEN,
-          "forbidden: "
-              + name(caller)
-              + " may not write as agent '"
-              + agent
-              + "'; its agents: "
-              + grants.agents().stream().sorted().toList(),
-          List.of(new FieldError("provenance.agent", "not an agent this token may speak for")));
-    }
+    caller.requireAgent(record.path("provenance").path("agent").asText(), "provenance.agent");
     Sensitivity level = Sensitivity.ofJson(record.path("sensitivity").path("level"));
     if (!grants.cleared(level)) {
       throw new SgmException(
           ErrorCode.FORBIDDEN,
-          "forbidden: "
-              + name(caller)
+          name(caller)
               + " is cleared up to "
               + grants.clearance().wireName()
               + " and may not write a "
@@ -124,10 +120,7 @@ final class Authorization {
     if (!caller.grants().cleared(levelOf(existing.document()))) {
       throw new SgmException(
           ErrorCode.FORBIDDEN,
-          "forbidden: "
-              + existing.scope().qualify(existing.id())
-              + " is above the clearance of "
-              + name(caller));
+          existing.scope().qualify(existing.id()) + " is above the clearance of " + name(caller));
     }
   }
 
@@ -184,6 +177,17 @@ final class Authorization {
   static void requireRetrieve(Caller caller, RetrieveQuery query) {
     if (query.scopeMode() == ScopeMode.EXACT) {
       requireRead(caller, query.scope());
+    }
+  }
+
+  /**
+   * The precondition of the change feed and its watches, as of a retrieve: an exact scope the
+   * caller may not read is {@code forbidden}; a broader mode follows the granted scopes within it
+   * silently, each event checked as it comes.
+   */
+  static void requireChanges(Caller caller, dev.sgm.api.ChangesRequest request) {
+    if (request.scopeMode() == ScopeMode.EXACT) {
+      requireRead(caller, request.scope());
     }
   }
 
@@ -294,8 +298,12 @@ final class Authorization {
   }
 
   /**
-   * The storage transaction as a profile's work on the caller's behalf sees it: rows of scopes the
-   * caller may not read are not there, and writes to scopes it may not write are {@code forbidden}.
+   * The storage transaction as a profile's work on the caller's behalf sees it: the versions and
+   * snapshots of a scope it names are {@code forbidden} when the caller may not read that scope
+   * (decided by the scope alone, as for every operation that names one); rows of scopes it may not
+   * read are not there when it asks for a scope's narrower ones, nor when it looks a record up by
+   * identity (a reference to elsewhere reads as missing); writes to scopes it may not write are
+   * {@code forbidden}.
    */
   static StorageTransaction guard(Caller caller, StorageTransaction tx) {
     if (caller.grants().isOwner()) {
@@ -322,16 +330,23 @@ final class Authorization {
 
       @Override
       public List<StoredRecord> rows(Scope scope, boolean descendants) {
+        if (!descendants) {
+          requireRead(caller, scope);
+        }
         return tx.rows(scope, descendants).stream().filter(r -> grants.canRead(r.scope())).toList();
       }
 
       @Override
       public List<VersionEntry> versions(Scope scope, String id, long beforeSeq, int limit) {
-        return grants.canRead(scope) ? tx.versions(scope, id, beforeSeq, limit) : List.of();
+        requireRead(caller, scope);
+        return tx.versions(scope, id, beforeSeq, limit);
       }
 
       @Override
       public List<VersionEntry> stateAt(Scope scope, boolean descendants, long seq) {
+        if (!descendants) {
+          requireRead(caller, scope);
+        }
         return tx.stateAt(scope, descendants, seq).stream()
             .filter(v -> grants.canRead(v.scope()))
             .toList();
@@ -350,12 +365,14 @@ final class Authorization {
 
       @Override
       public Optional<SnapshotEntry> snapshot(Scope scope, String name) {
-        return grants.canRead(scope) ? tx.snapshot(scope, name) : Optional.empty();
+        requireRead(caller, scope);
+        return tx.snapshot(scope, name);
       }
 
       @Override
       public List<SnapshotEntry> snapshots(Scope scope) {
-        return grants.canRead(scope) ? tx.snapshots(scope) : List.of();
+        requireRead(caller, scope);
+        return tx.snapshots(scope);
       }
     };
   }
@@ -367,7 +384,7 @@ final class Authorization {
   private static SgmException forbidden(Caller caller, String what, Scope scope) {
     return new SgmException(
         ErrorCode.FORBIDDEN,
-        "forbidden: " + name(caller) + " may not " + what + " scope " + scope.canonical(),
+        name(caller) + " may not " + what + " scope " + scope.canonical(),
         List.of(new FieldError("scope", "outside the caller's grants")));
   }
 }

@@ -162,8 +162,9 @@ final class CoreModule {
           }
 
           @Override
-          public RetrieveResult retrieveAmong(List<MemoryRecord> candidates, RetrieveQuery query) {
-            return engine.get().retrieveAmong(candidates, query);
+          public RetrieveResult retrieveAmong(
+              Caller caller, List<MemoryRecord> candidates, RetrieveQuery query) {
+            return engine.get().retrieveAmong(caller, candidates, query);
           }
 
           @Override

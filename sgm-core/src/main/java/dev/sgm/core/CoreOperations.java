@@ -36,6 +36,9 @@ public final class CoreOperations {
   public static final String WHOAMI = "whoami";
   public static final String CHANGES = "changes";
   public static final String SCOPES = "scopes";
+  public static final String TOKENS_CREATE = "tokens.create";
+  public static final String TOKENS_LIST = "tokens.list";
+  public static final String TOKENS_REVOKE = "tokens.revoke";
 
   /** Runs one core operation on the engine. */
   interface Body {
@@ -301,7 +304,69 @@ public final class CoreOperations {
                  "total_scopes": {"type": "integer"},
                  "total_records": {"type": "integer"}}}
               """,
-              Engine::scopes));
+              Engine::scopes),
+          operation(
+              TOKENS_CREATE,
+              "Create an access token",
+              OperationEffects.write(false),
+              "For the owner: a new bearer token for a principal, with its scope grants, the agents"
+                  + " it may act as and its clearance; the token is shown in this answer only.",
+              """
+              {"type": "object", "additionalProperties": false, "required": ["principal", "grants"],
+               "properties": {
+                 "principal": {"type": "string", "minLength": 1, "maxLength": 256,
+                   "description": "Who the token stands for."},
+                 "grants": {"type": "array", "minItems": 1, "items": {"type": "string",
+                   "pattern": "^.+:(read|read_write)$"},
+                   "description": "Each a scope and its access, e.g. project=alpha:read_write."},
+                 "agents": {"type": "array", "items": {"type": "string"},
+                   "description": "The agents it may act as ('*' for any); default: the principal."},
+                 "clearance": {"type": "string",
+                   "enum": ["public", "internal", "confidential", "secret"], "default": "secret"},
+                 "expires_in": {"type": "string", "pattern": "^[0-9]{1,6}[dhm]$",
+                   "description": "A lifetime such as 30d, 12h or 90m; default none."}}}
+              """,
+              """
+              {"type": "object", "required": ["id", "token", "principal", "grants", "agents",
+                 "clearance", "state"],
+               "properties": {"id": {"type": "string"}, "token": {"type": "string"},
+                 "principal": {"type": "string"}, "grants": {"type": "array"},
+                 "agents": {"type": "array"}, "clearance": {"type": "string"},
+                 "created_at": {"type": "string"}, "expires_at": {"type": "string"},
+                 "state": {"type": "string"}}}
+              """,
+              (engine, caller, request) -> engine.createToken(caller, request)),
+          operation(
+              TOKENS_LIST,
+              "List access tokens",
+              OperationEffects.READ,
+              "For the owner: every access token, without its secret, with its grants and state"
+                  + " (live, expired or revoked).",
+              """
+              {"type": "object", "additionalProperties": false, "properties": {}}
+              """,
+              """
+              {"type": "object", "required": ["tokens"],
+               "properties": {"tokens": {"type": "array", "items": {"type": "object",
+                 "required": ["id", "principal", "state"]}}}}
+              """,
+              (engine, caller, request) -> engine.listTokens(caller, request)),
+          operation(
+              TOKENS_REVOKE,
+              "Revoke an access token",
+              OperationEffects.idempotentWrite(false),
+              "For the owner: revokes a token by its id; within seconds it no longer authenticates"
+                  + " on any node, and streams opened with it end.",
+              """
+              {"type": "object", "additionalProperties": false, "required": ["id"],
+               "properties": {"id": {"type": "string", "minLength": 1,
+                 "description": "The token's id, as tokens.list shows it."}}}
+              """,
+              """
+              {"type": "object", "required": ["id", "revoked"],
+               "properties": {"id": {"type": "string"}, "revoked": {"const": true}}}
+              """,
+              (engine, caller, request) -> engine.revokeToken(caller, request)));
 
   private static final java.util.Map<String, CoreOperation> BY_NAME =
       ALL.stream()

@@ -16,6 +16,7 @@ import dev.sgm.api.DiscoverRequest;
 import dev.sgm.api.DiscoveryDocument;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.FieldError;
+import dev.sgm.api.Grants;
 import dev.sgm.api.Json;
 import dev.sgm.api.MemoryRecord;
 import dev.sgm.api.ProtocolVersion;
@@ -23,9 +24,11 @@ import dev.sgm.api.PutContentRequest;
 import dev.sgm.api.RawNumberNode;
 import dev.sgm.api.ReadRequest;
 import dev.sgm.api.ReadResult;
+import dev.sgm.api.RequestReader;
 import dev.sgm.api.RetrieveQuery;
 import dev.sgm.api.RetrieveResult;
 import dev.sgm.api.Scope;
+import dev.sgm.api.Sensitivity;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.SgmService;
 import dev.sgm.api.StoreRequest;
@@ -247,6 +250,30 @@ final class Engine implements SgmService {
     return record;
   }
 
+  /**
+   * {@code forbidden} when a principal's record references content (by hash) that this principal
+   * has not put: a reference never resolves content its writer could not read. The answer is the
+   * same whether or not the hash is held, so it tells nothing of other principals' content.
+   */
+  private void requireHeldContent(Caller caller, ObjectNode record) {
+    JsonNode reference = record.path("reference");
+    if (caller.grants().isOwner()
+        || caller.principal().isEmpty()
+        || !ContentReference.KIND.equals(reference.path("kind").asText())) {
+      return;
+    }
+    String hash = reference.path("hash").asText("");
+    if (!storage.holdsContent(hash, caller.principal().get())) {
+      throw new SgmException(
+          ErrorCode.FORBIDDEN,
+          "principal '"
+              + caller.principal().get()
+              + "' may reference only content it has put: put_content it first (the same bytes"
+              + " give the same hash)",
+          List.of(new FieldError("reference.hash", "content this principal has not put")));
+    }
+  }
+
   private StoreResult apply(
       StorageTransaction tx,
       Caller caller,
@@ -261,6 +288,7 @@ final class Engine implements SgmService {
     Optional<StoredRecord> existing = tx.findForUpdate(scope, id);
     StoredRecord live = existing.filter(r -> !r.deleted()).orElse(null);
     Authorization.requireStore(caller, scope, record, live);
+    requireHeldContent(caller, record);
     if (ifAbsent && live != null) {
       throw new SgmException(
           ErrorCode.CONFLICT,
@@ -782,9 +810,21 @@ final class Engine implements SgmService {
     };
   }
 
-  /** A retrieve answered from the given records rather than the store (past states). */
-  RetrieveResult retrieveAmong(List<MemoryRecord> candidates, RetrieveQuery query) {
-    return new QueryMatcher(query).page(candidates);
+  /**
+   * A retrieve answered from the given records rather than the store (past states), as {@code
+   * caller} may see them: matched in the form the caller sees, so that what clearance withholds
+   * neither matches nor ranks, as in a live retrieve.
+   */
+  RetrieveResult retrieveAmong(Caller caller, List<MemoryRecord> candidates, RetrieveQuery query) {
+    Authorization.requireRetrieve(caller, query);
+    List<MemoryRecord> visible = new ArrayList<>(candidates.size());
+    for (MemoryRecord candidate : candidates) {
+      MemoryRecord seen = Authorization.visible(caller, candidate);
+      if (seen != null) {
+        visible.add(seen);
+      }
+    }
+    return new QueryMatcher(query).page(visible);
   }
 
   @Override
@@ -805,8 +845,63 @@ final class Engine implements SgmService {
     ContentReference reference =
         new ContentReference(
             RecordIndexer.sha256(bytes), request.text() ? "utf-8" : "binary", bytes.length);
-    storage.putContent(reference, bytes);
+    storage.putContent(reference, bytes, caller.principal().orElse(null));
     return reference;
+  }
+
+  /** {@code tokens.create}: a new access token, for the owner. */
+  JsonNode createToken(Caller caller, JsonNode json) {
+    Authorization.requireOwner(caller, "create tokens");
+    RequestReader request = RequestReader.of(json);
+    String principal = request.requireString("principal");
+    List<Grants.Grant> grants = new ArrayList<>();
+    List<String> grantTexts = request.optionalStringList("grants");
+    if (grantTexts.isEmpty()) {
+      throw SgmException.invalidRequest(
+          "grants", "a token needs at least one grant, e.g. project=alpha:read");
+    }
+    for (int i = 0; i < grantTexts.size(); i++) {
+      try {
+        grants.add(Grants.Grant.parse(grantTexts.get(i)));
+      } catch (SgmException e) {
+        throw SgmException.invalidRequest("grants[" + i + "]", e.getMessage());
+      }
+    }
+    List<String> agents = request.optionalStringList("agents");
+    String clearance = request.optionalString("clearance");
+    String expires = request.optionalString("expires_in");
+    request.finish();
+    AccessTokens.Created created =
+        tokens.create(
+            principal,
+            grants,
+            new java.util.LinkedHashSet<>(agents),
+            clearance == null
+                ? Sensitivity.SECRET
+                : Sensitivity.fromWireName(clearance, "clearance"),
+            expires == null ? null : AccessTokens.lifetime(expires, "expires_in"));
+    ObjectNode answer = created.description().deepCopy();
+    answer.put("token", created.token());
+    return answer;
+  }
+
+  /** {@code tokens.list}: every token, without secrets, for the owner. */
+  JsonNode listTokens(Caller caller, JsonNode json) {
+    Authorization.requireOwner(caller, "list tokens");
+    RequestReader.of(json).finish();
+    ObjectNode answer = Json.object();
+    tokens.list().forEach(answer.putArray("tokens")::add);
+    return answer;
+  }
+
+  /** {@code tokens.revoke}: revokes a token, for the owner. */
+  JsonNode revokeToken(Caller caller, JsonNode json) {
+    Authorization.requireOwner(caller, "revoke tokens");
+    RequestReader request = RequestReader.of(json);
+    String id = request.requireString("id");
+    request.finish();
+    tokens.revoke(id);
+    return Json.object().put("id", id).put("revoked", true);
   }
 
   /** The {@code scopes} operation: the scopes the caller may read that hold records, counted. */
@@ -816,14 +911,17 @@ final class Engine implements SgmService {
 
   @Override
   public ChangesResult changes(Caller caller, ChangesRequest request) {
-    Authorization.requireRead(caller, request.scope());
+    Authorization.requireChanges(caller, request);
     return feed.changes(caller, request);
   }
 
   @Override
   public ChangeStream watch(Caller caller, ChangesRequest request) {
-    Authorization.requireRead(caller, request.scope());
-    return notifier.watch(caller, request);
+    Authorization.requireChanges(caller, request);
+    ChangeStream stream = notifier.watch(caller, request);
+    return caller.credential().isEmpty()
+        ? stream
+        : new CredentialCheckedStream(stream, () -> tokens.stillValid(caller.credential().get()));
   }
 
   @Override
@@ -863,8 +961,14 @@ final class Engine implements SgmService {
           "operation '" + operation + "' is not offered here; available: " + operations());
     }
     if (!caller.grants().isOwner() && request != null && request.path("scope").isObject()) {
-      Authorization.requireRead(
-          caller, Scope.fromJson(request.get("scope"), "scope", ErrorCode.INVALID_REQUEST));
+      Scope scope = Scope.fromJson(request.get("scope"), "scope", ErrorCode.INVALID_REQUEST);
+      Authorization.requireRead(caller, scope);
+      if (!op.effects().readOnly() && request.path("id").isTextual()) {
+        // A write to a record above the caller's clearance is forbidden before the operation
+        // looks at the record's state, which would otherwise show through its answer.
+        Authorization.requireModifiable(
+            caller, storage.find(scope, request.get("id").textValue()).orElse(null));
+      }
     }
     return Authorization.visibleResponse(caller, op.invoke(caller, request));
   }

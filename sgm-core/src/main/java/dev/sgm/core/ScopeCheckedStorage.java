@@ -199,6 +199,16 @@ final class ScopeCheckedStorage implements Storage {
   }
 
   @Override
+  public void putContent(ContentReference reference, byte[] bytes, String holder) {
+    storage.putContent(reference, bytes, holder);
+  }
+
+  @Override
+  public boolean holdsContent(String hash, String holder) {
+    return storage.holdsContent(hash, holder);
+  }
+
+  @Override
   public Optional<StoredContent> getContent(String hash) {
     return storage.getContent(hash);
   }

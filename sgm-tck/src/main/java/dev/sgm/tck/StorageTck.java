@@ -1151,6 +1151,23 @@ public abstract class StorageTck {
   }
 
   @Test
+  @DisplayName("the principals that put a content are kept with it, each once")
+  @Requirement(rule = "storage: content holders")
+  void content_holdersAreKept() {
+    byte[] bytes = "held by two".getBytes(StandardCharsets.UTF_8);
+    ContentReference reference = new ContentReference("ce".repeat(32), "utf-8", bytes.length);
+    storage.putContent(reference, bytes, "alice");
+    storage.putContent(reference, bytes, "alice");
+    storage.putContent(reference, bytes, "bob");
+    assertTrue(storage.holdsContent(reference.hash(), "alice"));
+    assertTrue(storage.holdsContent(reference.hash(), "bob"));
+    assertFalse(storage.holdsContent(reference.hash(), "carol"));
+    assertFalse(storage.holdsContent("ef".repeat(32), "alice"));
+    assertTrue(
+        java.util.Arrays.equals(bytes, storage.getContent(reference.hash()).orElseThrow().bytes()));
+  }
+
+  @Test
   @DisplayName("describe names where the data lives")
   @Requirement(rule = "storage: describe", level = Requirement.Level.SHOULD)
   void describe_namesTheStore() {

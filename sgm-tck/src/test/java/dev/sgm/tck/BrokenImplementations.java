@@ -546,4 +546,84 @@ final class BrokenImplementations {
       return answer;
     };
   }
+
+  /**
+   * A principal's snapshots.retrieve answered by the owner and then shaped for the principal (its
+   * unreadable scopes dropped, what is above its clearance redacted): matching happened on what
+   * clearance withholds.
+   */
+  static SgmClient snapshotsMatchWithheldText(SgmClient principal, SgmClient owner) {
+    return (operation, request) -> {
+      if (!operation.equals("snapshots.retrieve")) {
+        return principal.call(operation, request);
+      }
+      principal.call(operation, request); // the real refusals (an unreadable scope) still apply
+      JsonNode whoami = principal.call("whoami", Json.object());
+      List<String> levels = List.of("public", "internal", "confidential", "secret");
+      int clearance = levels.indexOf(whoami.path("clearance").asText());
+      ObjectNode answer = (ObjectNode) owner.call(operation, request);
+      ArrayNode kept = Json.array();
+      for (JsonNode record : answer.path("records")) {
+        ObjectNode copy = (ObjectNode) record.deepCopy();
+        int level = levels.indexOf(record.path("sensitivity").path("level").asText("public"));
+        if (level > clearance) {
+          copy.remove(List.of("content", "data", "reference"));
+          copy.put("redacted", true);
+        }
+        if (readable(whoami, copy.path("scope"))) {
+          kept.add(copy);
+        }
+      }
+      answer.set("records", kept);
+      answer.put("total", kept.size());
+      return answer;
+    };
+  }
+
+  /** Whether {@code whoami}'s grants cover {@code scope}. */
+  private static boolean readable(JsonNode whoami, JsonNode scope) {
+    for (JsonNode grant : whoami.path("grants")) {
+      boolean covers = true;
+      for (var pair : grant.path("scope").properties()) {
+        covers &= pair.getValue().equals(scope.get(pair.getKey()));
+      }
+      if (covers) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The change feed reached without the principal's token: the owner's view of every scope. */
+  static SgmClient feedWithoutTheToken(SgmClient principal, SgmClient owner) {
+    return (operation, request) ->
+        operation.equals("changes")
+            ? owner.call(operation, request)
+            : principal.call(operation, request);
+  }
+
+  /**
+   * Handoff moves that look at the state before the clearance: a handoff not in the state the move
+   * needs answers conflict, whatever its level.
+   */
+  static SgmClient handoffStateBeforeClearance(SgmClient principal, SgmClient owner) {
+    return (operation, request) -> {
+      if (operation.equals("handoffs.accept") || operation.equals("handoffs.complete")) {
+        ObjectNode read = Json.object();
+        read.set("scope", request.path("scope"));
+        read.put("id", request.path("id").asText());
+        String state;
+        try {
+          state = owner.call("read", read).path("record").path("data").path("state").asText("open");
+        } catch (SgmException e) {
+          return principal.call(operation, request);
+        }
+        String needed = operation.equals("handoffs.accept") ? "open" : "accepted";
+        if (!state.equals(needed)) {
+          throw new SgmException(ErrorCode.CONFLICT, "handoff is " + state + ", not " + needed);
+        }
+      }
+      return principal.call(operation, request);
+    };
+  }
 }

@@ -26,6 +26,33 @@ final class InProcess {
     return runtime;
   }
 
+  private static SgmRuntime authenticating;
+
+  /** An engine on an in-memory store with authentication on: callers present tokens. */
+  static synchronized SgmRuntime authenticatingRuntime() {
+    if (authenticating == null) {
+      authenticating =
+          SgmRuntime.open(
+              ConfigLoader.load(
+                  Map.of(ConfigLoader.STORAGE_MEMORY, "true", "auth.enabled", "true"), Map.of()));
+      Runtime.getRuntime().addShutdownHook(new Thread(authenticating::close));
+    }
+    return authenticating;
+  }
+
+  /** The owner of {@link #authenticatingRuntime()}. */
+  static SgmClient authenticatingOwner() {
+    return client(authenticatingRuntime(), Caller.embedded());
+  }
+
+  /** A client of {@link #authenticatingRuntime()} presenting {@code token} on every call. */
+  static SgmClient withToken(String token) {
+    SgmRuntime sgm = authenticatingRuntime();
+    return (operation, request) ->
+        client(sgm, sgm.service().authenticate("embedded", "Bearer " + token, null))
+            .call(operation, request);
+  }
+
   /** A client that serialises every request and response, so nothing passes by reference. */
   static SgmClient client() {
     return client(Caller.embedded());
@@ -49,7 +76,10 @@ final class InProcess {
 
   /** As {@link #client()}, for {@code caller}. */
   static SgmClient client(Caller caller) {
-    SgmRuntime sgm = runtime();
+    return client(runtime(), caller);
+  }
+
+  private static SgmClient client(SgmRuntime sgm, Caller caller) {
     return (operation, request) -> {
       JsonNode wireRequest = Json.parse(Json.write(request));
       try {

@@ -104,6 +104,16 @@ class StorageTckCanFailTest {
     }
 
     @Override
+    public void putContent(ContentReference reference, byte[] bytes, String holder) {
+      real.putContent(reference, bytes, holder);
+    }
+
+    @Override
+    public boolean holdsContent(String hash, String holder) {
+      return real.holdsContent(hash, holder);
+    }
+
+    @Override
     public Optional<StoredContent> getContent(String hash) {
       return real.getContent(hash);
     }

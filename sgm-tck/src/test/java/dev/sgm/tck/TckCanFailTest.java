@@ -193,6 +193,42 @@ class TckCanFailTest {
     }
   }
 
+  static class HealthyAuthorizationProperty extends AuthorizationPropertyTck {
+    @Override
+    protected SgmClient client() {
+      return InProcess.authenticatingOwner();
+    }
+
+    @Override
+    protected SgmClient clientWithToken(String token) {
+      return InProcess.withToken(token);
+    }
+  }
+
+  static class ClearanceBlindSnapshots extends HealthyAuthorizationProperty {
+    @Override
+    protected SgmClient clientWithToken(String token) {
+      return BrokenImplementations.snapshotsMatchWithheldText(
+          InProcess.withToken(token), InProcess.authenticatingOwner());
+    }
+  }
+
+  static class TokenSkippingFeed extends HealthyAuthorizationProperty {
+    @Override
+    protected SgmClient clientWithToken(String token) {
+      return BrokenImplementations.feedWithoutTheToken(
+          InProcess.withToken(token), InProcess.authenticatingOwner());
+    }
+  }
+
+  static class StateBeforeClearance extends HealthyAuthorizationProperty {
+    @Override
+    protected SgmClient clientWithToken(String token) {
+      return BrokenImplementations.handoffStateBeforeClearance(
+          InProcess.withToken(token), InProcess.authenticatingOwner());
+    }
+  }
+
   static class HealthyChanges extends ChangesTck {
     @Override
     protected SgmClient client() {
@@ -222,6 +258,34 @@ class TckCanFailTest {
   }
 
   private record Outcome(Set<String> failed, Set<String> passed, Set<String> skipped) {}
+
+  @Test
+  void theAuthorizationPropertyHoldsForTheEngine() {
+    Outcome outcome = run(HealthyAuthorizationProperty.class);
+    assertEquals(Set.of(), outcome.failed());
+    assertEquals(Set.of("p01_everyAnswerMatchesWhatThePrincipalMaySeeAndDo"), outcome.passed());
+  }
+
+  @Test
+  void aSnapshotSearchThatMatchesWithheldTextFailsTheAuthorizationProperty() {
+    assertEquals(
+        Set.of("p01_everyAnswerMatchesWhatThePrincipalMaySeeAndDo"),
+        run(ClearanceBlindSnapshots.class).failed());
+  }
+
+  @Test
+  void aStreamReachedWithoutTheTokenFailsTheAuthorizationProperty() {
+    assertEquals(
+        Set.of("p01_everyAnswerMatchesWhatThePrincipalMaySeeAndDo"),
+        run(TokenSkippingFeed.class).failed());
+  }
+
+  @Test
+  void aStateCheckBeforeTheClearanceCheckFailsTheAuthorizationProperty() {
+    assertEquals(
+        Set.of("p01_everyAnswerMatchesWhatThePrincipalMaySeeAndDo"),
+        run(StateBeforeClearance.class).failed());
+  }
 
   private static Outcome run(Class<?> suite) {
     Set<String> failed = new TreeSet<>();

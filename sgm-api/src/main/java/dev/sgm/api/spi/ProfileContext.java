@@ -30,10 +30,13 @@ public interface ProfileContext {
   <T> T atomically(Caller caller, Function<RecordWriter, T> work);
 
   /**
-   * Answers {@code query} from {@code candidates} instead of the store, with the same matching,
-   * ranking and paging rules as {@code retrieve}: for views of past states, such as snapshots.
+   * Answers {@code query} from {@code candidates} instead of the store, with the same visibility,
+   * clearance, matching, ranking and paging rules as {@code retrieve} for {@code caller}: for views
+   * of past states, such as snapshots. A candidate of a scope the caller may not read is left out;
+   * one above its clearance matches and comes back as the caller sees it, without what it
+   * withholds.
    */
-  RetrieveResult retrieveAmong(List<MemoryRecord> candidates, RetrieveQuery query);
+  RetrieveResult retrieveAmong(Caller caller, List<MemoryRecord> candidates, RetrieveQuery query);
 
   /**
    * Calls {@code listener} with every committed change of every scope, in commit order, within a

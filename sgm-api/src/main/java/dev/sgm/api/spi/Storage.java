@@ -159,6 +159,20 @@ public interface Storage extends AutoCloseable {
   /** Keeps content under its hash; storing the same hash again changes nothing. */
   void putContent(ContentReference reference, byte[] bytes);
 
+  /**
+   * Keeps content under its hash, as {@link #putContent(ContentReference, byte[])}, and notes that
+   * {@code holder} (a principal) put it, in one unit of work. A storage that keeps no holders lets
+   * no principal reference content ({@link #holdsContent}), the safe answer.
+   */
+  default void putContent(ContentReference reference, byte[] bytes, String holder) {
+    putContent(reference, bytes);
+  }
+
+  /** Whether {@code holder} has put the content of {@code hash}. */
+  default boolean holdsContent(String hash, String holder) {
+    return false;
+  }
+
   /** Content by hash. */
   Optional<StoredContent> getContent(String hash);
 

@@ -275,8 +275,8 @@ final class CodeProfile implements Profile {
   }
 
   /**
-   * The records found by {@code query} (all pages, up to the scan limit) that pass {@code keep},
-   * the first {@code limit} (or the default page size) of them kept.
+   * The records found by {@code query} (all pages, up to the scan limit) that the caller sees whole
+   * and that pass {@code keep}, the first {@code limit} (or the default page size) of them kept.
    */
   private Found find(
       Caller caller, RetrieveQuery.Builder query, Predicate<MemoryRecord> keep, Long limit) {
@@ -289,7 +289,9 @@ final class CodeProfile implements Profile {
     do {
       RetrieveResult page = context.service().retrieve(caller, query.cursor(cursor).build());
       for (MemoryRecord record : page.records()) {
-        if (keep.test(record)) {
+        // Every lookup is about a record's data, which a record above the caller's clearance
+        // withholds: such a record matches none, whichever way it was asked for.
+        if (!record.json().path("redacted").asBoolean(false) && keep.test(record)) {
           total++;
           if (found.size() < keepAtMost) {
             found.add(record);

@@ -96,6 +96,7 @@ final class Handoffs implements OwnedType {
   private JsonNode accept(Caller caller, JsonNode json) {
     Requests.Target t = Requests.target(json);
     String agent = t.rest().requireString("agent");
+    caller.requireAgent(agent, "agent");
     t.rest().finish();
     return context.atomically(
         caller,

@@ -62,7 +62,10 @@ final class Requests {
     return record;
   }
 
-  /** Every live record of {@code type} in the scope (and, with the mode, its relatives). */
+  /**
+   * Every live record of {@code type} in the scope (and, with the mode, its relatives) that the
+   * caller sees whole.
+   */
   static List<MemoryRecord> all(
       ProfileContext context, Caller caller, Scope scope, ScopeMode mode, String type) {
     List<MemoryRecord> records = new ArrayList<>();
@@ -81,7 +84,11 @@ final class Requests {
                       .limit(RetrieveQuery.MAX_LIMIT)
                       .cursor(cursor)
                       .build());
-      records.addAll(page.records());
+      // A record above the caller's clearance withholds its data, which the operations decide
+      // on: it takes no part, rather than being judged by defaults.
+      page.records().stream()
+          .filter(r -> !r.json().path("redacted").asBoolean(false))
+          .forEach(records::add);
       cursor = page.nextCursor();
     } while (cursor != null);
     return records;

@@ -190,6 +190,7 @@ final class Tasks implements OwnedType {
   private JsonNode claim(Caller caller, JsonNode json) {
     Requests.Target t = Requests.target(json);
     String agent = t.rest().requireString("agent");
+    caller.requireAgent(agent, "agent");
     Long leaseMs = t.rest().optionalLong("lease_ms", MIN_LEASE_MS, MAX_LEASE_MS);
     t.rest().finish();
     // A lapsed claim is given back first (its own event), so it can be claimed again at once.
@@ -225,6 +226,7 @@ final class Tasks implements OwnedType {
   private JsonNode heartbeat(Caller caller, JsonNode json) {
     Requests.Target t = Requests.target(json);
     String agent = t.rest().requireString("agent");
+    caller.requireAgent(agent, "agent");
     Long leaseMs = t.rest().optionalLong("lease_ms", MIN_LEASE_MS, MAX_LEASE_MS);
     t.rest().finish();
     boolean lapsed = leases.expireIfLapsed(caller, t.scope(), t.id());

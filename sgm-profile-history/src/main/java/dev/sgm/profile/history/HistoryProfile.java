@@ -334,7 +334,7 @@ final class HistoryProfile implements Profile {
               }
               return records;
             });
-    return context.retrieveAmong(candidates, query).toJson();
+    return context.retrieveAmong(caller, candidates, query).toJson();
   }
 
   private JsonNode restoreSnapshot(Caller caller, JsonNode json) {

@@ -73,7 +73,11 @@ final class H2Schema {
               "CREATE TABLE access_tokens (id VARCHAR(64) PRIMARY KEY,"
                   + " principal VARCHAR(256) NOT NULL, hash VARBINARY(64) NOT NULL,"
                   + " grants CHARACTER VARYING NOT NULL, created_us BIGINT NOT NULL,"
-                  + " expires_us BIGINT, revoked_us BIGINT)"));
+                  + " expires_us BIGINT, revoked_us BIGINT)"),
+          // 5: the principals that put each content, so that only content its writer put resolves.
+          List.of(
+              "CREATE TABLE content_holders (hash VARCHAR(64) NOT NULL, holder VARCHAR(256) NOT NULL,"
+                  + " PRIMARY KEY (hash, holder))"));
 
   private H2Schema() {}
 

@@ -24,7 +24,7 @@ final class PostgresSchema {
         .dataSource(dataSource)
         .locations(new String[0])
         .failOnMissingLocations(false)
-        .javaMigrations(new V1(), new V2())
+        .javaMigrations(new V1(), new V2(), new V3())
         .load()
         .migrate();
   }
@@ -83,6 +83,23 @@ final class PostgresSchema {
     @Override
     public String getDescription() {
       return "tokens";
+    }
+  }
+
+  /** Version 3: who put each content, so that only content its writer put resolves. */
+  static final class V3 extends SqlResource {
+    V3() {
+      super("V3__content_holders.sql");
+    }
+
+    @Override
+    public org.flywaydb.core.api.MigrationVersion getVersion() {
+      return org.flywaydb.core.api.MigrationVersion.fromVersion("3");
+    }
+
+    @Override
+    public String getDescription() {
+      return "content holders";
     }
   }
 }

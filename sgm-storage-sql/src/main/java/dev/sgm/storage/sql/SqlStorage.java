@@ -1228,6 +1228,11 @@ public abstract class SqlStorage implements Storage {
 
   @Override
   public void putContent(ContentReference reference, byte[] bytes) {
+    putContent(reference, bytes, null);
+  }
+
+  @Override
+  public void putContent(ContentReference reference, byte[] bytes, String holder) {
     inTransaction(
         tx -> {
           try (PreparedStatement ps =
@@ -1239,11 +1244,40 @@ public abstract class SqlStorage implements Storage {
             ps.setLong(3, reference.bytes());
             ps.setBytes(4, bytes);
             ps.executeUpdate();
-            return null;
           } catch (SQLException e) {
             throw new SqlFailure(e);
           }
+          if (holder != null) {
+            try (PreparedStatement ps =
+                connection(tx)
+                    .prepareStatement(
+                        insertOrKeep("content_holders", "hash, holder", "hash, holder"))) {
+              ps.setString(1, reference.hash());
+              ps.setString(2, holder);
+              ps.executeUpdate();
+            } catch (SQLException e) {
+              throw new SqlFailure(e);
+            }
+          }
+          return null;
         });
+  }
+
+  @Override
+  public boolean holdsContent(String hash, String holder) {
+    try (SqlLease lease = lease();
+        PreparedStatement ps =
+            lease
+                .connection()
+                .prepareStatement("SELECT 1 FROM content_holders WHERE hash = ? AND holder = ?")) {
+      ps.setString(1, hash);
+      ps.setString(2, holder);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    } catch (SQLException e) {
+      throw storageError(e);
+    }
   }
 
   @Override

@@ -564,6 +564,11 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
     return names;
   }
 
+  /** Whether this process holds the directory for the others. */
+  boolean holds() {
+    return state instanceof Holding holding && holding.holder() != null;
+  }
+
   /** Where the data lives, for people to read; says so when another process holds it. */
   String storageDescription() {
     State current = state;

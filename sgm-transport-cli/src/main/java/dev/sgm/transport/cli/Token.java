@@ -1,20 +1,12 @@
 package dev.sgm.transport.cli;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import dev.sgm.api.Grants;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Json;
-import dev.sgm.api.Sensitivity;
-import dev.sgm.api.SgmException;
-import dev.sgm.core.AccessTokens;
-import dev.sgm.core.SgmRuntime;
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -22,16 +14,19 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code sgm token create|list|revoke}: the access tokens of a data directory, managed where the
- * data is (the operator is the local owner). A token is printed once, at creation; the store keeps
- * only its hash.
+ * {@code sgm token create|list|revoke}: the access tokens, through the {@code tokens.*} operations,
+ * which only the owner may call: on a data directory (the local owner; through the process that
+ * holds it, if one does, so a running server need not stop), on the database of {@code -D
+ * storage=postgres}, or on a running server with {@code --remote} and an owner token. A token is
+ * printed once, at creation; the store keeps only its hash.
  */
 @Command(
     name = "token",
     mixinStandardHelpOptions = true,
     description =
-        "Create, list and revoke access tokens where the data is: a data directory, or the"
-            + " database of -D storage=postgres (shared by every node).",
+        "Create, list and revoke access tokens: on a data directory (while a server holds it or"
+            + " not), the database of -D storage=postgres, or a server with --remote and an owner"
+            + " token.",
     subcommands = {Token.Create.class, Token.ListTokens.class, Token.Revoke.class})
 final class Token implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -42,18 +37,15 @@ final class Token implements Callable<Integer> {
     return ExitCodes.OK;
   }
 
-  private static SgmRuntime open(Connection connection) {
-    if (connection.remote() != null) {
-      throw SgmException.invalidRequest(
-          "--remote", "tokens are managed where the data is; run this on the data directory");
+  /** Runs {@code operation} where the command's options say the data is. */
+  private static JsonNode run(Connection connection, String operation, ObjectNode request) {
+    try (Backend backend = connection.open()) {
+      return backend.call(operation, request);
     }
-    return SgmRuntime.open(connection.config());
   }
 
   @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a token.")
   static final class Create implements Callable<Integer> {
-    private static final Pattern DURATION = Pattern.compile("(\\d{1,6})([dhm])");
-
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @Mixin Connection connection;
 
@@ -84,39 +76,35 @@ final class Token implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      List<Grants.Grant> parsed = grants.stream().map(Grants.Grant::parse).toList();
-      Sensitivity level = Sensitivity.fromWireName(clearance, "--clearance");
-      Duration lifetime = expires == null ? null : duration(expires);
-      try (SgmRuntime sgm = open(connection)) {
-        AccessTokens.Created created =
-            sgm.tokens().create(principal, parsed, new LinkedHashSet<>(agents), level, lifetime);
-        PrintWriter out = spec.commandLine().getOut();
-        out.println(created.token());
-        out.flush();
-        PrintWriter err = spec.commandLine().getErr();
-        err.println(
-            "token "
-                + created.id()
-                + " for "
-                + principal
-                + "; shown once: keep it now (the store keeps only its hash)");
-        err.flush();
+      ObjectNode request = Json.object();
+      request.put("principal", principal);
+      grants.forEach(request.putArray("grants")::add);
+      if (!agents.isEmpty()) {
+        agents.forEach(request.putArray("agents")::add);
       }
+      request.put("clearance", clearance);
+      if (expires != null) {
+        request.put("expires_in", expires);
+      }
+      JsonNode created;
+      try {
+        created = run(connection, "tokens.create", request);
+      } catch (dev.sgm.api.SgmException e) {
+        // The options, not the operation's fields, are what the user typed.
+        throw e.withFieldRenamed("expires_in", "--expires").withFieldRenamed("grants", "--grant");
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(created.path("token").asText());
+      out.flush();
+      PrintWriter err = spec.commandLine().getErr();
+      err.println(
+          "token "
+              + created.path("id").asText()
+              + " for "
+              + principal
+              + "; shown once: keep it now (the store keeps only its hash)");
+      err.flush();
       return ExitCodes.OK;
-    }
-
-    private static Duration duration(String text) {
-      Matcher m = DURATION.matcher(text);
-      if (!m.matches()) {
-        throw SgmException.invalidRequest(
-            "--expires", "'" + text + "' is not like 30d, 12h or 90m");
-      }
-      long n = Long.parseLong(m.group(1));
-      return switch (m.group(2)) {
-        case "d" -> Duration.ofDays(n);
-        case "h" -> Duration.ofHours(n);
-        default -> Duration.ofMinutes(n);
-      };
     }
   }
 
@@ -130,30 +118,26 @@ final class Token implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      try (SgmRuntime sgm = open(connection)) {
-        ArrayNode list = Json.array();
-        sgm.tokens().list().forEach(list::add);
-        JsonIo.print(spec, list);
-      }
+      JsonIo.print(spec, run(connection, "tokens.list", Json.object()).path("tokens"));
       return ExitCodes.OK;
     }
   }
 
-  @Command(name = "revoke", mixinStandardHelpOptions = true, description = "Revoke a token by id.")
+  @Command(
+      name = "revoke",
+      mixinStandardHelpOptions = true,
+      description = "Revoke a token by its id; it stops working within 2 s on every node.")
   static final class Revoke implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @Mixin Connection connection;
 
-    @Parameters(paramLabel = "ID", description = "The token's id, as 'sgm token list' shows it.")
+    @Parameters(paramLabel = "ID", description = "The token's id, as token list shows it.")
     String id;
 
     @Override
     public Integer call() {
-      try (SgmRuntime sgm = open(connection)) {
-        sgm.tokens().revoke(id);
-      }
-      spec.commandLine().getOut().println("revoked " + id);
-      spec.commandLine().getOut().flush();
+      run(connection, "tokens.revoke", Json.object().put("id", id));
+      spec.commandLine().getErr().println("token " + id + " revoked");
       return ExitCodes.OK;
     }
   }
