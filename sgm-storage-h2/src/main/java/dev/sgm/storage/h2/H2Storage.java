@@ -7,6 +7,7 @@ import dev.sgm.api.spi.ChangeBatch;
 import dev.sgm.api.spi.StorageTransaction;
 import dev.sgm.storage.sql.SqlFailure;
 import dev.sgm.storage.sql.SqlLease;
+import dev.sgm.storage.sql.SqlRows;
 import dev.sgm.storage.sql.SqlStorage;
 import dev.sgm.storage.sql.SqlTokens;
 import java.sql.Connection;
@@ -329,20 +330,20 @@ final class H2Storage extends SqlStorage {
                 .connection()
                 .prepareStatement(
                     "SELECT "
-                        + CHANGE_COLUMNS
+                        + SqlRows.CHANGE_COLUMNS
                         + " WHERE c.seq > ? AND c.seq <= ? ORDER BY c.seq LIMIT ?")) {
       ps.setLong(1, after);
       ps.setLong(2, through);
       ps.setInt(3, limit);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          changes.add(change(rs, 1));
+          changes.add(SqlRows.change(rs, 1));
         }
       }
     } catch (SQLException e) {
       throw storageError(e);
     }
-    return batch(changes, after, through, limit);
+    return SqlRows.batch(changes, after, through, limit);
   }
 
   @Override

@@ -9,6 +9,7 @@ import dev.sgm.api.spi.ChangeBatch;
 import dev.sgm.api.spi.VersionEntry;
 import dev.sgm.storage.sql.SqlFailure;
 import dev.sgm.storage.sql.SqlLease;
+import dev.sgm.storage.sql.SqlRows;
 import dev.sgm.storage.sql.SqlStorage;
 import dev.sgm.storage.sql.SqlTokens;
 import java.sql.Connection;
@@ -279,12 +280,12 @@ final class PostgresStorage extends SqlStorage {
     try (PreparedStatement ps =
         connection.prepareStatement(
             "SELECT DISTINCT ON (scope_key, id) "
-                + VERSION_COLUMN_LIST
+                + SqlRows.VERSION_COLUMN_LIST
                 + " FROM record_versions WHERE "
                 + condition
                 + " ORDER BY scope_key, id, seq DESC")) {
-      bindAll(ps, params);
-      return readVersions(ps);
+      SqlRows.bindAll(ps, params);
+      return SqlRows.readVersions(ps);
     }
   }
 
@@ -322,7 +323,7 @@ final class PostgresStorage extends SqlStorage {
             c.prepareStatement(
                 "SELECT s.last, x.* FROM (SELECT last FROM write_sequence) s LEFT JOIN LATERAL"
                     + " (SELECT "
-                    + CHANGE_COLUMNS
+                    + SqlRows.CHANGE_COLUMNS
                     + " WHERE c.seq > ? AND c.seq <= s.last ORDER BY c.seq LIMIT ?) x ON TRUE"
                     + " ORDER BY x.seq")) {
       ps.setLong(1, after);
@@ -334,13 +335,13 @@ final class PostgresStorage extends SqlStorage {
             continue;
           }
           // What the write was (type, version, writer, time) as logged, and the row as it is now.
-          changes.add(change(rs, 2));
+          changes.add(SqlRows.change(rs, 2));
         }
       }
     } catch (SQLException e) {
       throw storageError(e);
     }
-    return batch(changes, after, through, limit);
+    return SqlRows.batch(changes, after, through, limit);
   }
 
   /**

@@ -7,8 +7,6 @@ import dev.sgm.api.ScopeMode;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.StoredContent;
 import dev.sgm.api.Timestamps;
-import dev.sgm.api.spi.Change;
-import dev.sgm.api.spi.ChangeBatch;
 import dev.sgm.api.spi.RecordIndex;
 import dev.sgm.api.spi.SnapshotEntry;
 import dev.sgm.api.spi.Storage;
@@ -430,14 +428,14 @@ public abstract class SqlStorage implements Storage {
      * keeps no locking query), which cost a tenth of a single store.
      */
     private PreparedStatement findStatement(boolean forUpdate) throws SQLException {
-      return lease.cached(FIND + (forUpdate ? " FOR UPDATE" : ""));
+      return lease.cached(SqlRows.FIND + (forUpdate ? " FOR UPDATE" : ""));
     }
 
     @Override
     public Optional<StoredRecord> findForUpdate(Scope scope, String id) {
       beforeWrite();
       try {
-        Optional<StoredRecord> found = find(findStatement(true), scope, id);
+        Optional<StoredRecord> found = SqlRows.find(findStatement(true), scope, id);
         read.put(scope.qualify(id), found);
         return found;
       } catch (SQLException e) {
@@ -571,9 +569,10 @@ public abstract class SqlStorage implements Storage {
           SqlQuery.scopeCondition(
               "scope_key", scope, descendants ? ScopeMode.DESCENDANTS : ScopeMode.EXACT, params);
       try (PreparedStatement ps =
-          connection.prepareStatement(ROW_COLUMNS + " WHERE " + condition + " ORDER BY pk")) {
-        bindAll(ps, params);
-        return readRows(ps);
+          connection.prepareStatement(
+              SqlRows.ROW_COLUMNS + " WHERE " + condition + " ORDER BY pk")) {
+        SqlRows.bindAll(ps, params);
+        return SqlRows.readRows(ps);
       } catch (SQLException e) {
         throw new SqlFailure(e);
       }
@@ -583,13 +582,13 @@ public abstract class SqlStorage implements Storage {
     public List<VersionEntry> versions(Scope scope, String id, long beforeSeq, int limit) {
       try (PreparedStatement ps =
           connection.prepareStatement(
-              VERSION_COLUMNS
+              SqlRows.VERSION_COLUMNS
                   + " WHERE scope_key = ? AND id = ? AND seq < ? ORDER BY seq DESC LIMIT ?")) {
         ps.setString(1, scope.canonical());
         ps.setString(2, id);
         ps.setLong(3, beforeSeq);
         ps.setInt(4, limit);
-        return readVersions(ps);
+        return SqlRows.readVersions(ps);
       } catch (SQLException e) {
         throw new SqlFailure(e);
       }
@@ -652,10 +651,11 @@ public abstract class SqlStorage implements Storage {
     @Override
     public Optional<SnapshotEntry> snapshot(Scope scope, String name) {
       try (PreparedStatement ps =
-          connection.prepareStatement(SNAPSHOT_COLUMNS + " WHERE scope_key = ? AND name = ?")) {
+          connection.prepareStatement(
+              SqlRows.SNAPSHOT_COLUMNS + " WHERE scope_key = ? AND name = ?")) {
         ps.setString(1, scope.canonical());
         ps.setString(2, name);
-        List<SnapshotEntry> found = readSnapshots(ps);
+        List<SnapshotEntry> found = SqlRows.readSnapshots(ps);
         return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
       } catch (SQLException e) {
         throw new SqlFailure(e);
@@ -666,9 +666,9 @@ public abstract class SqlStorage implements Storage {
     public List<SnapshotEntry> snapshots(Scope scope) {
       try (PreparedStatement ps =
           connection.prepareStatement(
-              SNAPSHOT_COLUMNS + " WHERE scope_key = ? ORDER BY seq DESC, name")) {
+              SqlRows.SNAPSHOT_COLUMNS + " WHERE scope_key = ? ORDER BY seq DESC, name")) {
         ps.setString(1, scope.canonical());
-        return readSnapshots(ps);
+        return SqlRows.readSnapshots(ps);
       } catch (SQLException e) {
         throw new SqlFailure(e);
       }
@@ -734,7 +734,7 @@ public abstract class SqlStorage implements Storage {
     public void remove(Scope scope, String id, WriteLog log) {
       beforeWrite();
       try {
-        StoredRecord row = find(findStatement(rowsStayAsRead()), scope, id).orElse(null);
+        StoredRecord row = SqlRows.find(findStatement(rowsStayAsRead()), scope, id).orElse(null);
         if (row != null) {
           deleteIndex(connection, row.rowKey());
           try (PreparedStatement ps =
@@ -863,11 +863,14 @@ public abstract class SqlStorage implements Storage {
       Connection connection, String condition, List<Object> params) throws SQLException {
     try (PreparedStatement ps =
         connection.prepareStatement(
-            VERSION_COLUMNS + " WHERE " + condition + " ORDER BY scope_key, id, seq DESC")) {
-      bindAll(ps, params);
+            SqlRows.VERSION_COLUMNS
+                + " WHERE "
+                + condition
+                + " ORDER BY scope_key, id, seq DESC")) {
+      SqlRows.bindAll(ps, params);
       List<VersionEntry> latest = new ArrayList<>();
       VersionEntry previous = null;
-      for (VersionEntry entry : readVersions(ps)) {
+      for (VersionEntry entry : SqlRows.readVersions(ps)) {
         // Newest first within each record: keep the first entry of each.
         if (previous == null
             || !previous.id().equals(entry.id())
@@ -880,161 +883,10 @@ public abstract class SqlStorage implements Storage {
     }
   }
 
-  private static final String FIND =
-      "SELECT type, version, created_us, updated_us, deleted, doc, pk, created_seq FROM records"
-          + " WHERE scope_key = ? AND id = ?";
-
-  /** The columns of the version log, as {@link #readVersions} reads them. */
-  protected static final String VERSION_COLUMN_LIST =
-      "scope_key, id, version, seq, written_us, writer, deleted, doc";
-
-  private static final String VERSION_COLUMNS =
-      "SELECT " + VERSION_COLUMN_LIST + " FROM record_versions";
-
-  private static final String SNAPSHOT_COLUMNS =
-      "SELECT scope_key, name, descendants, seq, created_us, created_by FROM snapshots";
-
-  /** The version-log entries that {@code ps} selects in {@link #VERSION_COLUMN_LIST}'s columns. */
-  protected static List<VersionEntry> readVersions(PreparedStatement ps) throws SQLException {
-    List<VersionEntry> entries = new ArrayList<>();
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        entries.add(
-            new VersionEntry(
-                Scope.parseCanonical(rs.getString(1)),
-                rs.getString(2),
-                rs.getLong(3),
-                rs.getLong(4),
-                rs.getLong(5),
-                rs.getString(6),
-                rs.getBoolean(7),
-                rs.getString(8)));
-      }
-    }
-    return entries;
-  }
-
-  private static List<SnapshotEntry> readSnapshots(PreparedStatement ps) throws SQLException {
-    List<SnapshotEntry> entries = new ArrayList<>();
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        entries.add(
-            new SnapshotEntry(
-                Scope.parseCanonical(rs.getString(1)),
-                rs.getString(2),
-                rs.getBoolean(3),
-                rs.getLong(4),
-                rs.getLong(5),
-                rs.getString(6)));
-      }
-    }
-    return entries;
-  }
-
-  /** Binds {@code params} in order, from the first parameter of {@code ps} on. */
-  protected static void bindAll(PreparedStatement ps, List<Object> params) throws SQLException {
-    for (int i = 0; i < params.size(); i++) {
-      ps.setObject(i + 1, params.get(i));
-    }
-  }
-
-  private static final String ROW_FIELDS =
-      "scope_key, id, type, version, created_us, updated_us, deleted, doc, pk, created_seq";
-
-  private static final String ROW_COLUMNS = "SELECT " + ROW_FIELDS + " FROM records";
-
-  /** {@link #ROW_FIELDS} of the table {@code records} joined as {@code r}. */
-  private static final String JOINED_ROW_FIELDS = ROW_FIELDS.replaceAll("(\\w+)", "r.$1");
-
-  /** A row read from {@link #ROW_COLUMNS}' columns, starting at column {@code first}. */
-  private static StoredRecord row(ResultSet rs, int first) throws SQLException {
-    return new StoredRecord(
-        Scope.parseCanonical(rs.getString(first)),
-        rs.getString(first + 1),
-        rs.getString(first + 2),
-        rs.getLong(first + 3),
-        rs.getLong(first + 4),
-        rs.getLong(first + 5),
-        rs.getBoolean(first + 6),
-        rs.getString(first + 7),
-        RecordIndex.NONE,
-        rs.getLong(first + 8),
-        rs.getLong(first + 9));
-  }
-
-  private static List<StoredRecord> readRows(PreparedStatement ps) throws SQLException {
-    List<StoredRecord> rows = new ArrayList<>();
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        rows.add(row(rs, 1));
-      }
-    }
-    return rows;
-  }
-
-  private static Optional<StoredRecord> find(PreparedStatement ps, Scope scope, String id)
-      throws SQLException {
-    ps.setString(1, scope.canonical());
-    ps.setString(2, id);
-    try (ResultSet rs = ps.executeQuery()) {
-      if (!rs.next()) {
-        return Optional.empty();
-      }
-      return Optional.of(
-          new StoredRecord(
-              scope,
-              id,
-              rs.getString(1),
-              rs.getLong(2),
-              rs.getLong(3),
-              rs.getLong(4),
-              rs.getBoolean(5),
-              rs.getString(6),
-              RecordIndex.NONE,
-              rs.getLong(7),
-              rs.getLong(8)));
-    }
-  }
-
-  /**
-   * The columns of a change joined with its record as it is now: the change's sequence number,
-   * kind, scope and id; the record's {@code ROW_COLUMNS} (null when it is gone); what the write was
-   * (type, version, writer, time). Named apart, so that a subquery may select them all.
-   */
-  protected static final String CHANGE_COLUMNS =
-      "c.seq, c.kind, c.scope_key AS change_scope, c.id AS change_id, r.scope_key, r.id, r.type,"
-          + " r.version, r.created_us, r.updated_us, r.deleted, r.doc, r.pk, r.created_seq,"
-          + " c.type AS change_type, c.version AS change_version, c.agent, c.at_us FROM changes c"
-          + " LEFT JOIN records r ON r.scope_key = c.scope_key AND r.id = c.id";
-
-  /** The change read from {@link #CHANGE_COLUMNS}' columns, starting at column {@code first}. */
-  protected static Change change(ResultSet rs, int first) throws SQLException {
-    return new Change(
-        rs.getLong(first),
-        Change.Kind.fromWireName(rs.getString(first + 1)),
-        Scope.parseCanonical(rs.getString(first + 2)),
-        rs.getString(first + 3),
-        rs.getString(first + 14),
-        rs.getLong(first + 15),
-        rs.getString(first + 16),
-        rs.getLong(first + 17),
-        rs.getString(first + 4) == null ? null : row(rs, first + 4));
-  }
-
-  /**
-   * The batch of {@code changes} read after {@code after} up to {@code through}, at most {@code
-   * limit} of them.
-   */
-  protected static ChangeBatch batch(List<Change> changes, long after, long through, int limit) {
-    // A full batch may stop short of what is committed; the next one goes on from its last change.
-    long caughtUp = changes.size() == limit ? changes.get(changes.size() - 1).seq() : through;
-    return new ChangeBatch(changes, Math.max(after, caughtUp));
-  }
-
   @Override
   public Optional<StoredRecord> find(Scope scope, String id) {
     try (SqlLease lease = lease()) {
-      return find(lease.cached(FIND), scope, id);
+      return SqlRows.find(lease.cached(SqlRows.FIND), scope, id);
     } catch (SQLException e) {
       throw storageError(e);
     }
@@ -1079,12 +931,13 @@ public abstract class SqlStorage implements Storage {
     }
     Long[] keys = rowKeys.toArray(Long[]::new);
     try (SqlLease lease = lease()) {
-      PreparedStatement ps = lease.cached(ROW_COLUMNS + " WHERE pk = ANY(?) AND deleted = FALSE");
+      PreparedStatement ps =
+          lease.cached(SqlRows.ROW_COLUMNS + " WHERE pk = ANY(?) AND deleted = FALSE");
       List<StoredRecord> rows = new ArrayList<>();
       for (int from = 0; from < keys.length; from += LIVE_KEYS_PER_QUERY) {
         int to = Math.min(keys.length, from + LIVE_KEYS_PER_QUERY);
         bindRowKeys(lease.connection(), ps, 1, Arrays.copyOfRange(keys, from, to));
-        rows.addAll(readRows(ps));
+        rows.addAll(SqlRows.readRows(ps));
       }
       return rows;
     } catch (SQLException e) {
@@ -1115,7 +968,7 @@ public abstract class SqlStorage implements Storage {
     // The one row of the sequence, joined to the rows asked for: a row even when none is live.
     String sql =
         "SELECT s.committed, "
-            + JOINED_ROW_FIELDS
+            + SqlRows.JOINED_ROW_FIELDS
             + " FROM ("
             + sequence
             + ") s(committed) LEFT JOIN records r ON r.pk = ANY(?) AND r.deleted = FALSE";
@@ -1128,7 +981,7 @@ public abstract class SqlStorage implements Storage {
         while (rs.next()) {
           committed = rs.getLong(1);
           if (rs.getString(2) != null) {
-            rows.add(row(rs, 2));
+            rows.add(SqlRows.row(rs, 2));
           }
         }
       }
@@ -1144,12 +997,14 @@ public abstract class SqlStorage implements Storage {
   @Override
   public List<StoredRecord> scanLive(long afterRowKey, int limit) {
     return rowsAfter(
-        ROW_COLUMNS + " WHERE pk > ? AND deleted = FALSE ORDER BY pk LIMIT ?", afterRowKey, limit);
+        SqlRows.ROW_COLUMNS + " WHERE pk > ? AND deleted = FALSE ORDER BY pk LIMIT ?",
+        afterRowKey,
+        limit);
   }
 
   @Override
   public List<StoredRecord> scanRows(long afterRowKey, int limit) {
-    return rowsAfter(ROW_COLUMNS + " WHERE pk > ? ORDER BY pk LIMIT ?", afterRowKey, limit);
+    return rowsAfter(SqlRows.ROW_COLUMNS + " WHERE pk > ? ORDER BY pk LIMIT ?", afterRowKey, limit);
   }
 
   /** The rows {@code sql} selects with the parameters {@code after} and {@code limit}. */
@@ -1158,7 +1013,7 @@ public abstract class SqlStorage implements Storage {
         PreparedStatement ps = lease.connection().prepareStatement(sql)) {
       ps.setLong(1, after);
       ps.setInt(2, limit);
-      return readRows(ps);
+      return SqlRows.readRows(ps);
     } catch (SQLException e) {
       throw storageError(e);
     }
@@ -1170,10 +1025,11 @@ public abstract class SqlStorage implements Storage {
         PreparedStatement ps =
             lease
                 .connection()
-                .prepareStatement(VERSION_COLUMNS + " WHERE seq > ? ORDER BY seq LIMIT ?")) {
+                .prepareStatement(
+                    SqlRows.VERSION_COLUMNS + " WHERE seq > ? ORDER BY seq LIMIT ?")) {
       ps.setLong(1, afterSeq);
       ps.setInt(2, limit);
-      return readVersions(ps);
+      return SqlRows.readVersions(ps);
     } catch (SQLException e) {
       throw storageError(e);
     }
@@ -1185,8 +1041,8 @@ public abstract class SqlStorage implements Storage {
         PreparedStatement ps =
             lease
                 .connection()
-                .prepareStatement(SNAPSHOT_COLUMNS + " ORDER BY seq, scope_key, name")) {
-      return readSnapshots(ps);
+                .prepareStatement(SqlRows.SNAPSHOT_COLUMNS + " ORDER BY seq, scope_key, name")) {
+      return SqlRows.readSnapshots(ps);
     } catch (SQLException e) {
       throw storageError(e);
     }
