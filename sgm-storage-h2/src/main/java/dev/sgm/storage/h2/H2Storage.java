@@ -5,9 +5,11 @@ import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.ChangeBatch;
 import dev.sgm.api.spi.StorageTransaction;
+import dev.sgm.storage.sql.LoggedWrite;
 import dev.sgm.storage.sql.SqlFailure;
 import dev.sgm.storage.sql.SqlLease;
 import dev.sgm.storage.sql.SqlRows;
+import dev.sgm.storage.sql.SqlSequencer;
 import dev.sgm.storage.sql.SqlStorage;
 import dev.sgm.storage.sql.SqlTokens;
 import java.sql.Connection;
@@ -159,11 +161,11 @@ final class H2Storage extends SqlStorage {
 
   /** Numbers from this process's commit sequence, then the logs a statement each. */
   @Override
-  protected Numbers numberAndLog(Connection connection, List<LoggedWrite> writes)
+  protected SqlSequencer.Numbers numberAndLog(Connection connection, List<LoggedWrite> writes)
       throws SQLException {
     CommitSequence.Range range = sequence.take(writes.size());
-    Numbers numbers =
-        new Numbers() {
+    SqlSequencer.Numbers numbers =
+        new SqlSequencer.Numbers() {
           @Override
           public long first() {
             return range.first();
@@ -175,7 +177,7 @@ final class H2Storage extends SqlStorage {
           }
         };
     try {
-      writeLogs(connection, writes, range.first());
+      SqlSequencer.writeLogs(connection, writes, range.first());
       return numbers;
     } catch (SQLException | RuntimeException | Error e) {
       numbers.settle();

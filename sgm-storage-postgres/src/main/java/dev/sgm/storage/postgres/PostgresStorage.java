@@ -7,9 +7,11 @@ import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.ChangeBatch;
 import dev.sgm.api.spi.VersionEntry;
+import dev.sgm.storage.sql.LoggedWrite;
 import dev.sgm.storage.sql.SqlFailure;
 import dev.sgm.storage.sql.SqlLease;
 import dev.sgm.storage.sql.SqlRows;
+import dev.sgm.storage.sql.SqlSequencer;
 import dev.sgm.storage.sql.SqlStorage;
 import dev.sgm.storage.sql.SqlTokens;
 import java.sql.Connection;
@@ -173,7 +175,7 @@ final class PostgresStorage extends SqlStorage {
           + " SELECT first FROM n";
 
   @Override
-  protected Numbers numberAndLog(Connection connection, List<LoggedWrite> writes)
+  protected SqlSequencer.Numbers numberAndLog(Connection connection, List<LoggedWrite> writes)
       throws SQLException {
     int count = writes.size();
     Long[] pk = new Long[count];
@@ -221,7 +223,7 @@ final class PostgresStorage extends SqlStorage {
       ps.setArray(p, connection.createArrayOf("text", doc));
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return settledNumbers(rs.getLong(1));
+        return SqlSequencer.settledNumbers(rs.getLong(1));
       }
     }
   }

@@ -88,54 +88,33 @@ public abstract class SqlStorage implements Storage {
   protected abstract SqlLease lease() throws SQLException;
 
   /**
-   * Numbers a committing transaction's {@code writes}, on its connection as its last step before
-   * the commit so that they are in commit order, and writes what their logs say (the rows' {@code
-   * seq} and {@code created_seq}, the change log, the version log; {@link #writeLogs} does that
-   * part); on failure the numbers are settled before this throws.
+   * Numbers a committing transaction's {@code writes} and writes their logs (see {@link
+   * SqlSequencer.Allocation}).
    */
-  protected abstract Numbers numberAndLog(Connection connection, List<LoggedWrite> writes)
-      throws SQLException;
-
-  /** The numbers a transaction's writes get as it commits. */
-  protected interface Numbers {
-    /** The first number; the writes get it and those after it, in the order they were made. */
-    long first();
-
-    /** Called once the transaction has committed, or failed: its numbers are settled. */
-    void settle();
-  }
+  protected abstract SqlSequencer.Numbers numberAndLog(
+      Connection connection, List<LoggedWrite> writes) throws SQLException;
 
   /**
    * Commits the transaction of {@code txs}: numbers their writes in commit order and writes their
-   * logs ({@link #numberAndLog}), then commits, as its last step.
+   * logs ({@link SqlSequencer#commit}), then commits, as its last step.
    *
    * @return the numbers the writes got, or null when there were none; the caller hands them to
    *     {@link #publish} (on failure this method has settled them itself)
    */
-  private Numbers commit(Connection connection, List<Tx> txs) throws SQLException {
+  private SqlSequencer.Numbers commit(Connection connection, List<Tx> txs) throws SQLException {
     List<LoggedWrite> writes = new ArrayList<>();
     for (Tx tx : txs) {
       writes.addAll(tx.logged);
     }
-    if (writes.isEmpty()) {
-      connection.commit();
-      return null;
-    }
-    Numbers numbers = numberAndLog(connection, writes);
-    try {
-      connection.commit();
-      return numbers;
-    } catch (SQLException | RuntimeException | Error e) {
-      numbers.settle();
-      throw e;
-    }
+    return new SqlSequencer(this::numberAndLog).commit(connection, writes);
   }
 
   /**
    * After {@link #commit}: makes the commit as durable as promised ({@link #afterCommit}), settles
    * its numbers (whatever happens) and tells the commit listeners.
    */
-  private void publish(Connection connection, List<Tx> txs, Numbers numbers) throws SQLException {
+  private void publish(Connection connection, List<Tx> txs, SqlSequencer.Numbers numbers)
+      throws SQLException {
     try {
       connection.setAutoCommit(true);
       afterCommit();
@@ -150,19 +129,6 @@ public abstract class SqlStorage implements Storage {
     if (numbers != null) {
       commitListeners.forEach(Runnable::run);
     }
-  }
-
-  /** Numbers from {@code first} on that the commit itself settles. */
-  protected static Numbers settledNumbers(long first) {
-    return new Numbers() {
-      @Override
-      public long first() {
-        return first;
-      }
-
-      @Override
-      public void settle() {}
-    };
   }
 
   /**
@@ -345,7 +311,7 @@ public abstract class SqlStorage implements Storage {
           results.add(unit.work.apply(tx));
           txs.add(tx);
         }
-        Numbers numbers = commit(connection, txs);
+        SqlSequencer.Numbers numbers = commit(connection, txs);
         committed = true;
         publish(connection, txs, numbers);
       } catch (RuntimeException | Error | SQLException e) {
@@ -761,88 +727,6 @@ public abstract class SqlStorage implements Storage {
       }
     }
   }
-
-  /**
-   * Gives a transaction's writes their sequence numbers, from {@code first} on in the order they
-   * were made, and writes what their logs say, a statement a log: for {@link #numberAndLog}.
-   */
-  protected static void writeLogs(Connection connection, List<LoggedWrite> logged, long first)
-      throws SQLException {
-    try (PreparedStatement rows =
-            connection.prepareStatement(
-                "UPDATE records SET seq = ?, created_seq = CASE WHEN ? THEN ? ELSE created_seq END"
-                    + " WHERE pk = ?");
-        PreparedStatement changes =
-            connection.prepareStatement(
-                "INSERT INTO changes(seq, scope_key, id, kind, type, version, agent, at_us)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-        PreparedStatement versions =
-            connection.prepareStatement(
-                "INSERT INTO record_versions(scope_key, id, seq, version, written_us, writer,"
-                    + " deleted, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
-      long seq = first;
-      boolean anyRow = false;
-      boolean anyVersion = false;
-      for (LoggedWrite write : logged) {
-        if (write.pk() != null) {
-          rows.setLong(1, seq);
-          rows.setBoolean(2, write.created());
-          rows.setLong(3, seq);
-          rows.setLong(4, write.pk());
-          rows.addBatch();
-          anyRow = true;
-        }
-        changes.setLong(1, seq);
-        changes.setString(2, write.scope().canonical());
-        changes.setString(3, write.id());
-        changes.setString(4, write.log().kind().wireName());
-        changes.setString(5, write.type());
-        changes.setLong(6, write.version());
-        changes.setString(7, write.log().writer());
-        changes.setLong(8, write.micros());
-        changes.addBatch();
-        if (write.log().keepVersion()) {
-          versions.setString(1, write.scope().canonical());
-          versions.setString(2, write.id());
-          versions.setLong(3, seq);
-          versions.setLong(4, write.version());
-          versions.setLong(5, write.micros());
-          versions.setString(6, write.log().writer());
-          versions.setBoolean(7, write.deleted());
-          versions.setString(8, write.document());
-          versions.addBatch();
-          anyVersion = true;
-        }
-        seq++;
-      }
-      if (anyRow) {
-        rows.executeBatch();
-      }
-      changes.executeBatch();
-      if (anyVersion) {
-        versions.executeBatch();
-      }
-    }
-  }
-
-  /**
-   * One write of a transaction, waiting for its sequence number.
-   *
-   * @param pk the row's key, or null for a removal (whose row is gone)
-   * @param created whether the write created the row (or brought it back from deletion), so that
-   *     the row's {@code created_seq} is this write's number
-   */
-  protected record LoggedWrite(
-      Scope scope,
-      String id,
-      String type,
-      long version,
-      long micros,
-      String document,
-      boolean deleted,
-      WriteLog log,
-      Long pk,
-      boolean created) {}
 
   private static void deleteIndex(Connection connection, long pk) throws SQLException {
     for (String table : List.of("record_tags", "record_fields")) {
