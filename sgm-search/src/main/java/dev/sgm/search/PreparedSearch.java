@@ -1,0 +1,26 @@
+package dev.sgm.search;
+
+import java.util.List;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.Query;
+
+/**
+ * A search ready to rank: the searcher that ranks it (with the statistics it must use), the query,
+ * its filter, its analysed terms, and what the answer must carry along.
+ *
+ * @param used the text statistics the ranking takes, for later pages to reuse
+ * @param truncated how many analysed terms were left out for being too many
+ */
+record PreparedSearch(
+    IndexSearcher searcher,
+    SearchQuery query,
+    Query filter,
+    List<String> terms,
+    Statistics used,
+    int truncated) {
+
+  /** An answer of {@code hits} that freezes the statistics used and the given hybrid bounds. */
+  SearchResult result(List<SearchResult.Hit> hits, long total, boolean more, double[] bounds) {
+    return new SearchResult(hits, total, more, new SearchQuery.Frozen(used, bounds), truncated);
+  }
+}
