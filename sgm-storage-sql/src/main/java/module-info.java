@@ -1,7 +1,7 @@
 /**
  * What the SQL storages share: the translation of queries into SQL, the mapping of rows, the change
  * and version logs, the export pages, the token table and the transaction skeleton. Each storage
- * supplies only what its database does differently (see {@code SqlStorage}'s abstract methods).
+ * supplies only what its database does differently, as a {@code SqlDialect}.
  */
 // Exported only to the storages built on it, which are compiled after it.
 @SuppressWarnings("module")

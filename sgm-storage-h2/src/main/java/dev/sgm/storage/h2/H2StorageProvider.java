@@ -6,6 +6,7 @@ import dev.sgm.api.spi.Config;
 import dev.sgm.api.spi.Storage;
 import dev.sgm.api.spi.StorageContext;
 import dev.sgm.api.spi.StorageProvider;
+import dev.sgm.storage.sql.SqlStorage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,10 +46,11 @@ public final class H2StorageProvider implements StorageProvider {
   Storage create(Config config, StorageContext context, String fileSystem) {
     if (context.inMemory()) {
       String name = "sgm-" + UUID.randomUUID();
-      return new H2Storage(
-          "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;" + H2Storage.SESSION_SETTINGS,
-          "h2 in memory",
-          false);
+      return new SqlStorage(
+          new H2Dialect(
+              "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;" + H2Dialect.SESSION_SETTINGS,
+              "h2 in memory",
+              false));
     }
     Path dir = context.dataDirectory().toAbsolutePath();
     try {
@@ -80,7 +82,13 @@ public final class H2StorageProvider implements StorageProvider {
             + ";WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE;CACHE_SIZE="
             + cacheMegabytes * 1024
             + ";"
-            + H2Storage.SESSION_SETTINGS;
-    return new H2Storage(url, "h2 " + dir.resolve("sgm.mv.db") + (fsync ? " (fsync)" : ""), fsync);
+            + H2Dialect.SESSION_SETTINGS;
+    return new SqlStorage(
+        new H2Dialect(url, "h2 " + dir.resolve("sgm.mv.db") + (fsync ? " (fsync)" : ""), fsync));
+  }
+
+  /** The H2 database under {@code storage}, a store this provider created: for tests. */
+  static H2Dialect dialectOf(Storage storage) {
+    return (H2Dialect) ((SqlStorage) storage).dialect();
   }
 }

@@ -19,9 +19,8 @@ class H2HousekeepingTest {
   private static final Scope SCOPE = Scope.of("project", "housekeeping");
   private static final int RECORDS = 2000;
 
-  private static H2Storage open(Path dir) {
-    return (H2Storage)
-        new H2StorageProvider().create(Config.empty(), StorageContext.of(dir, false));
+  private static Storage open(Path dir) {
+    return new H2StorageProvider().create(Config.empty(), StorageContext.of(dir, false));
   }
 
   private static void store(Storage storage, String id) {
@@ -43,8 +42,8 @@ class H2HousekeepingTest {
     Path file = dir.resolve("sgm.mv.db");
     long before;
     long after;
-    try (H2Storage storage = open(dir)) {
-      H2Housekeeping housekeeping = storage.housekeeping();
+    try (Storage storage = open(dir)) {
+      H2Housekeeping housekeeping = H2StorageProvider.dialectOf(storage).housekeeping();
       assertNotNull(housekeeping, "a file store is kept compact");
       // H2 leaves chunks younger than its retention time alone; the test does not wait for it.
       housekeeping.store().setRetentionTime(0);
@@ -62,7 +61,7 @@ class H2HousekeepingTest {
       assertAllThere(storage);
       store(storage, "after-compaction");
     }
-    try (H2Storage storage = open(dir)) {
+    try (Storage storage = open(dir)) {
       assertAllThere(storage);
       assertTrue(storage.find(SCOPE, "after-compaction").isPresent());
     }
@@ -70,9 +69,9 @@ class H2HousekeepingTest {
 
   @Test
   void aStoreInMemoryHasNoFileToKeep(@TempDir Path dir) {
-    try (H2Storage storage =
-        (H2Storage) new H2StorageProvider().create(Config.empty(), StorageContext.of(dir, true))) {
-      assertNull(storage.housekeeping());
+    try (Storage storage =
+        new H2StorageProvider().create(Config.empty(), StorageContext.of(dir, true))) {
+      assertNull(H2StorageProvider.dialectOf(storage).housekeeping());
       store(storage, "r");
       assertEquals(1, storage.find(SCOPE, "r").stream().count());
     }

@@ -72,7 +72,7 @@ class H2SyncTest {
     int each = 25;
     try (Storage storage = open(dir, "fsync")) {
       store(storage, "warm-up");
-      H2Storage h2 = (H2Storage) storage;
+      H2Dialect h2 = H2StorageProvider.dialectOf(storage);
       long syncsBefore = h2.syncs();
       long forcesBefore = ForceCountingFilePath.forces();
       CyclicBarrier start = new CyclicBarrier(threads);

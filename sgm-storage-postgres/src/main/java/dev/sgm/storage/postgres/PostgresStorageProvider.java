@@ -6,6 +6,7 @@ import dev.sgm.api.spi.Config;
 import dev.sgm.api.spi.Storage;
 import dev.sgm.api.spi.StorageContext;
 import dev.sgm.api.spi.StorageProvider;
+import dev.sgm.storage.sql.SqlStorage;
 
 /**
  * Provides the PostgreSQL store ({@code storage=postgres}): the server at {@code
@@ -34,6 +35,6 @@ public final class PostgresStorageProvider implements StorageProvider {
     }
     PostgresSettings settings = PostgresSettings.from(config);
     settings.check();
-    return new PostgresStorage(settings);
+    return new SqlStorage(new PostgresDialect(settings), PostgresDialect.COMMIT_GROUPS);
   }
 }

@@ -7,6 +7,7 @@ import dev.sgm.api.ScopeMode;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.StoredContent;
 import dev.sgm.api.Timestamps;
+import dev.sgm.api.spi.ChangeBatch;
 import dev.sgm.api.spi.RecordIndex;
 import dev.sgm.api.spi.SnapshotEntry;
 import dev.sgm.api.spi.Storage;
@@ -15,6 +16,7 @@ import dev.sgm.api.spi.StorageQuery;
 import dev.sgm.api.spi.StorageQuery.Position;
 import dev.sgm.api.spi.StorageTransaction;
 import dev.sgm.api.spi.StoredRecord;
+import dev.sgm.api.spi.TokenStore;
 import dev.sgm.api.spi.VersionEntry;
 import dev.sgm.api.spi.WriteLog;
 import java.sql.Connection;
@@ -26,7 +28,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -43,15 +44,18 @@ import java.util.function.Function;
  * Every unit of work is one JDBC transaction, retried when it conflicts with a concurrent one; its
  * writes are numbered and logged as it is about to commit, so the sequence is in commit order.
  *
- * <p>A subclass says how connections are lent ({@link #lease()}), how numbers are handed out in
- * commit order and the logs written with them ({@link #numberAndLog}), and what its SQL does
- * differently: upserts, whether a row read for update stays locked, which failures are conflicts.
+ * <p>What the database does differently comes from its {@link SqlDialect}: how connections are
+ * lent, how numbers are handed out in commit order, and what its SQL does differently (upserts,
+ * whether a row read for update stays locked, which failures are conflicts).
  */
-public abstract class SqlStorage implements Storage {
+public final class SqlStorage implements Storage {
   private static final int MAX_ATTEMPTS = 20;
 
-  /** Under the subclass's name, so that the log says which store failed. */
-  private final System.Logger log = System.getLogger(getClass().getName());
+  private final SqlDialect dialect;
+  private final SqlSequencer sequencer;
+
+  /** Under the dialect's name, so that the log says which store failed. */
+  private final System.Logger log;
 
   private final Set<String> indexedScopes = ConcurrentHashMap.newKeySet();
   private final List<Runnable> commitListeners = new CopyOnWriteArrayList<>();
@@ -68,31 +72,29 @@ public abstract class SqlStorage implements Storage {
   /** Concurrent short units of work gathered to share a commit, or null when they never do. */
   private final CommitGroups groups;
 
-  /** For subclasses: a store whose units of work never share a commit. */
-  protected SqlStorage() {
-    this(0);
+  /** A store on {@code dialect}'s database whose units of work never share a commit. */
+  public SqlStorage(SqlDialect dialect) {
+    this(dialect, 0);
   }
 
   /**
-   * For subclasses.
+   * A store on {@code dialect}'s database.
    *
    * @param commitGroups how many groups of concurrent short units of work ({@link
    *     #inShortTransaction}) may run at once, each in one transaction with one commit; 0 to run
    *     each unit alone. Worth it where a commit is costly and commits take turns.
    */
-  protected SqlStorage(int commitGroups) {
+  public SqlStorage(SqlDialect dialect, int commitGroups) {
+    this.dialect = dialect;
+    this.log = System.getLogger(dialect.getClass().getName());
+    this.sequencer = new SqlSequencer(dialect);
     this.groups = commitGroups > 0 ? new CommitGroups(commitGroups, MAX_GROUP) : null;
   }
 
-  /** A connection to use and give back. */
-  protected abstract SqlLease lease() throws SQLException;
-
-  /**
-   * Numbers a committing transaction's {@code writes} and writes their logs (see {@link
-   * SqlSequencer.Allocation}).
-   */
-  protected abstract SqlSequencer.Numbers numberAndLog(
-      Connection connection, List<LoggedWrite> writes) throws SQLException;
+  /** The database this store runs on. */
+  public SqlDialect dialect() {
+    return dialect;
+  }
 
   /**
    * Commits the transaction of {@code txs}: numbers their writes in commit order and writes their
@@ -106,18 +108,19 @@ public abstract class SqlStorage implements Storage {
     for (Tx tx : txs) {
       writes.addAll(tx.logged);
     }
-    return new SqlSequencer(this::numberAndLog).commit(connection, writes);
+    return sequencer.commit(connection, writes);
   }
 
   /**
-   * After {@link #commit}: makes the commit as durable as promised ({@link #afterCommit}), settles
-   * its numbers (whatever happens) and tells the commit listeners.
+   * After {@link #commit}: makes the commit as durable as promised ({@link
+   * SqlDialect#afterCommit}), settles its numbers (whatever happens) and tells the commit
+   * listeners.
    */
   private void publish(Connection connection, List<Tx> txs, SqlSequencer.Numbers numbers)
       throws SQLException {
     try {
       connection.setAutoCommit(true);
-      afterCommit();
+      dialect.afterCommit();
       for (Tx tx : txs) {
         indexedScopes.addAll(tx.newScopes);
       }
@@ -131,95 +134,18 @@ public abstract class SqlStorage implements Storage {
     }
   }
 
-  /**
-   * Runs after every commit, before it is acknowledged: where a store makes the commit as durable
-   * as it promises. Nothing by default.
-   */
-  protected void afterCommit() {}
-
-  /**
-   * Runs on a unit of work's thread before each of its writes (a read for update is one): where a
-   * store makes writing units take turns, from the first write to {@link #afterCommit}. Nothing by
-   * default.
-   */
-  protected void beforeWrite() {}
-
-  /**
-   * The sequence number that a query without a mark of its own sees: everything at or below it has
-   * committed.
-   */
-  protected abstract long queryMark(Connection connection) throws SQLException;
-
-  /** The highest committed sequence number, as a transaction running on {@code connection} sees. */
-  protected abstract long currentSequence(Connection connection) throws SQLException;
-
-  /** Conflicts between concurrent transactions, which a retry resolves. */
-  protected abstract boolean retryable(SQLException e);
-
-  /** Whether {@code e} is an insert refused on a unique key. */
-  protected abstract boolean uniqueViolation(SQLException e);
-
-  /**
-   * Whether a row read {@code FOR UPDATE} stays as it was read until the transaction ends, so that
-   * a write may trust it (PostgreSQL). When not (H2), a write checks that the row is still as read,
-   * and the work is retried when it is not.
-   */
-  protected abstract boolean rowsStayAsRead();
-
-  /**
-   * An insert into {@code table} of a row that may be there already with the same {@code key}
-   * columns, in which case the row stays as it is (its other columns are the same).
-   */
-  protected abstract String insertOrKeep(String table, String columns, String key);
-
-  /**
-   * An insert into {@code table} of a row that should be new: a duplicate key either fails the
-   * statement (by default, and on H2, where the transaction goes on after a failed statement) or
-   * inserts nothing (PostgreSQL, where a failed statement would end the transaction). Callers
-   * handle both.
-   */
-  protected String insertNew(String table, String columns) {
-    return insertInto(table, columns);
-  }
-
-  /** A plain insert of one row into {@code columns} of {@code table}, every value a parameter. */
-  protected static String insertInto(String table, String columns) {
-    return "INSERT INTO " + table + "(" + columns + ") VALUES (" + placeholders(columns) + ")";
-  }
-
-  /** Binds the row keys {@code keys} as the array parameter {@code index} of {@code ps}. */
-  protected void bindRowKeys(Connection connection, PreparedStatement ps, int index, Long[] keys)
-      throws SQLException {
-    ps.setObject(index, keys);
-  }
-
   /** The time the change log gives a removal of {@code row}: when it happened. */
   private static long removalMicros(StoredRecord row) {
     // A removal has no record time of its own.
     return Math.max(row.updatedMicros(), Timestamps.toMicros(Instant.now()));
   }
 
-  /** Nothing of the SQL reaches a client; the details go to the log. */
-  protected SgmException storageError(SQLException e) {
-    log.log(System.Logger.Level.ERROR, "storage failure", e);
-    return new SgmException(ErrorCode.INTERNAL, "the storage failed; see the server log");
-  }
-
   /**
-   * Whether {@code e} is the database being out of reach rather than a fault: a failed rollback
-   * then is expected, and is not worth a warning.
+   * The connection a unit of work of a {@link SqlStorage} runs on, for its dialect to write with
+   * (so {@link SqlDialect#beforeWrite} runs first).
    */
-  protected boolean unreachable(SQLException e) {
-    return false;
-  }
-
-  /**
-   * The connection a unit of work of this store runs on, for the subclass to write with (so {@link
-   * #beforeWrite} runs first).
-   */
-  protected Connection connection(StorageTransaction tx) {
-    beforeWrite();
-    return ((Tx) tx).connection;
+  public static Connection connection(StorageTransaction tx) {
+    return ((Tx) tx).writingConnection();
   }
 
   @Override
@@ -228,7 +154,7 @@ public abstract class SqlStorage implements Storage {
   }
 
   /** The store's identity, as its {@code sgm_meta} table holds it. */
-  protected static String readIdentity(Connection connection) throws SQLException {
+  public static String readIdentity(Connection connection) throws SQLException {
     try (Statement s = connection.createStatement();
         ResultSet rs = s.executeQuery("SELECT val FROM sgm_meta WHERE name = 'identity'")) {
       if (!rs.next()) {
@@ -238,10 +164,23 @@ public abstract class SqlStorage implements Storage {
     }
   }
 
+  /**
+   * Runs {@code work} as one transaction, again when it conflicts with a concurrent one; when it
+   * ends, however it ended, the dialect may give up what the unit took ({@link
+   * SqlDialect#afterWork}).
+   */
   @Override
   public <T> T inTransaction(Function<StorageTransaction, T> work) {
+    try {
+      return attempts(work);
+    } finally {
+      dialect.afterWork();
+    }
+  }
+
+  private <T> T attempts(Function<StorageTransaction, T> work) {
     for (int attempt = 1; ; attempt++) {
-      try (SqlLease lease = lease()) {
+      try (SqlLease lease = dialect.lease()) {
         Connection connection = lease.connection();
         connection.setAutoCommit(false);
         Tx tx = new Tx(lease);
@@ -253,7 +192,7 @@ public abstract class SqlStorage implements Storage {
         } catch (SqlFailure e) {
           rollback(connection);
           if (!conflict(e.sql()) || attempt >= MAX_ATTEMPTS) {
-            throw storageError(e.sql());
+            throw dialect.storageError(e.sql());
           }
         } catch (RuntimeException | Error e) {
           rollback(connection);
@@ -261,11 +200,11 @@ public abstract class SqlStorage implements Storage {
         } catch (SQLException e) {
           rollback(connection);
           if (!conflict(e) || attempt >= MAX_ATTEMPTS) {
-            throw storageError(e);
+            throw dialect.storageError(e);
           }
         }
       } catch (SQLException e) {
-        throw storageError(e);
+        throw dialect.storageError(e);
       }
       backOff(attempt);
     }
@@ -302,7 +241,7 @@ public abstract class SqlStorage implements Storage {
     List<Object> results = new ArrayList<>(group.size());
     List<Tx> txs = new ArrayList<>(group.size());
     boolean committed = false;
-    try (SqlLease lease = lease()) {
+    try (SqlLease lease = dialect.lease()) {
       Connection connection = lease.connection();
       connection.setAutoCommit(false);
       try {
@@ -317,7 +256,7 @@ public abstract class SqlStorage implements Storage {
       } catch (RuntimeException | Error | SQLException e) {
         if (committed) {
           // Committed, but not made as durable as promised: every unit says so, as alone.
-          Throwable failure = e instanceof SQLException sql ? storageError(sql) : e;
+          Throwable failure = e instanceof SQLException sql ? dialect.storageError(sql) : e;
           group.forEach(unit -> unit.fail(failure));
           return;
         }
@@ -339,7 +278,7 @@ public abstract class SqlStorage implements Storage {
   }
 
   private boolean conflict(SQLException e) {
-    return CONCURRENT_CHANGE.equals(e.getSQLState()) || retryable(e);
+    return CONCURRENT_CHANGE.equals(e.getSQLState()) || dialect.retryable(e);
   }
 
   private static void backOff(int attempt) {
@@ -356,7 +295,7 @@ public abstract class SqlStorage implements Storage {
       connection.rollback();
     } catch (SQLException e) {
       log.log(
-          unreachable(e) ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
+          dialect.unreachable(e) ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING,
           "rollback failed",
           e);
     }
@@ -388,6 +327,12 @@ public abstract class SqlStorage implements Storage {
       this.connection = lease.connection();
     }
 
+    /** The connection, for a write the dialect makes in this unit: its turn is taken first. */
+    private Connection writingConnection() {
+      dialect.beforeWrite();
+      return connection;
+    }
+
     /**
      * A read of one record for this transaction, {@code FOR UPDATE} where rows stay as read: kept
      * with the connection, because H2 parses a locking query again on every prepare (its own cache
@@ -399,7 +344,7 @@ public abstract class SqlStorage implements Storage {
 
     @Override
     public Optional<StoredRecord> findForUpdate(Scope scope, String id) {
-      beforeWrite();
+      dialect.beforeWrite();
       try {
         Optional<StoredRecord> found = SqlRows.find(findStatement(true), scope, id);
         read.put(scope.qualify(id), found);
@@ -411,13 +356,13 @@ public abstract class SqlStorage implements Storage {
 
     @Override
     public void put(StoredRecord record, WriteLog log) {
-      beforeWrite();
+      dialect.beforeWrite();
       try {
         String scopeKey = record.scope().canonical();
         Optional<StoredRecord> seen = read.get(record.scope().qualify(record.id()));
         Long pk = null;
         boolean wasDeleted = false;
-        if (seen != null && seen.isPresent() && rowsStayAsRead()) {
+        if (seen != null && seen.isPresent() && dialect.rowsStayAsRead()) {
           // Locked since it was read: it is still as read.
           pk = seen.get().rowKey();
           wasDeleted = seen.get().deleted();
@@ -425,7 +370,7 @@ public abstract class SqlStorage implements Storage {
           try (PreparedStatement ps =
               connection.prepareStatement(
                   "SELECT pk, deleted FROM records WHERE scope_key = ? AND id = ?"
-                      + (rowsStayAsRead() ? " FOR UPDATE" : ""))) {
+                      + (dialect.rowsStayAsRead() ? " FOR UPDATE" : ""))) {
             ps.setString(1, scopeKey);
             ps.setString(2, record.id());
             try (ResultSet rs = ps.executeQuery()) {
@@ -450,7 +395,7 @@ public abstract class SqlStorage implements Storage {
           created = wasDeleted && !record.deleted();
           // Where a row read is not locked, check on top of the update's own row lock that it is
           // still as this transaction read it, otherwise the whole unit of work is retried.
-          StoredRecord before = seen == null || rowsStayAsRead() ? null : seen.get();
+          StoredRecord before = seen == null || dialect.rowsStayAsRead() ? null : seen.get();
           try (PreparedStatement ps =
               connection.prepareStatement(
                   "UPDATE records SET type = ?, version = ?, created_us = ?, updated_us = ?,"
@@ -568,7 +513,7 @@ public abstract class SqlStorage implements Storage {
               "scope_key", scope, descendants ? ScopeMode.DESCENDANTS : ScopeMode.EXACT, params);
       params.add(seq);
       try {
-        return latestVersions(connection, condition + " AND seq <= ?", params);
+        return dialect.latestVersions(connection, condition + " AND seq <= ?", params);
       } catch (SQLException e) {
         throw new SqlFailure(e);
       }
@@ -577,7 +522,7 @@ public abstract class SqlStorage implements Storage {
     @Override
     public long currentSequence() {
       try {
-        return SqlStorage.this.currentSequence(connection);
+        return dialect.currentSequence(connection);
       } catch (SQLException e) {
         throw new SqlFailure(e);
       }
@@ -585,10 +530,10 @@ public abstract class SqlStorage implements Storage {
 
     @Override
     public void putSnapshot(SnapshotEntry snapshot) {
-      beforeWrite();
+      dialect.beforeWrite();
       try (PreparedStatement ps =
           connection.prepareStatement(
-              insertNew(
+              dialect.insertNew(
                   "snapshots", "scope_key, name, descendants, seq, created_us, created_by"))) {
         ps.setString(1, snapshot.scope().canonical());
         ps.setString(2, snapshot.name());
@@ -601,7 +546,7 @@ public abstract class SqlStorage implements Storage {
         }
       } catch (SQLException e) {
         // A duplicate of a snapshot not yet visible is a concurrent one: retried as a conflict.
-        if (uniqueViolation(e) && snapshot(snapshot.scope(), snapshot.name()).isPresent()) {
+        if (dialect.uniqueViolation(e) && snapshot(snapshot.scope(), snapshot.name()).isPresent()) {
           throw snapshotExists(snapshot);
         }
         throw new SqlFailure(e);
@@ -650,7 +595,7 @@ public abstract class SqlStorage implements Storage {
     private void writeIndex(long pk, String scopeKey, RecordIndex index) throws SQLException {
       if (!index.tags().isEmpty()) {
         try (PreparedStatement ps =
-            connection.prepareStatement(insertNew("record_tags", "scope_key, tag, pk"))) {
+            connection.prepareStatement(dialect.insertNew("record_tags", "scope_key, tag, pk"))) {
           for (String tag : index.tags()) {
             ps.setString(1, scopeKey);
             ps.setString(2, tag);
@@ -663,7 +608,7 @@ public abstract class SqlStorage implements Storage {
       if (!index.fields().isEmpty()) {
         try (PreparedStatement ps =
             connection.prepareStatement(
-                insertOrKeep(
+                dialect.insertOrKeep(
                     "record_fields", "scope_key, path, val, pk", "scope_key, path, val, pk"))) {
           for (RecordIndex.FieldValue field : index.fields()) {
             ps.setString(1, scopeKey);
@@ -684,7 +629,7 @@ public abstract class SqlStorage implements Storage {
       }
       try (PreparedStatement ps =
           connection.prepareStatement(
-              insertOrKeep("scope_pairs", "pair, scope_key, pairs", "pair, scope_key"))) {
+              dialect.insertOrKeep("scope_pairs", "pair, scope_key, pairs", "pair, scope_key"))) {
         for (String pair : scope.canonicalPairs()) {
           ps.setString(1, pair);
           ps.setString(2, key);
@@ -698,9 +643,10 @@ public abstract class SqlStorage implements Storage {
 
     @Override
     public void remove(Scope scope, String id, WriteLog log) {
-      beforeWrite();
+      dialect.beforeWrite();
       try {
-        StoredRecord row = SqlRows.find(findStatement(rowsStayAsRead()), scope, id).orElse(null);
+        StoredRecord row =
+            SqlRows.find(findStatement(dialect.rowsStayAsRead()), scope, id).orElse(null);
         if (row != null) {
           deleteIndex(connection, row.rowKey());
           try (PreparedStatement ps =
@@ -738,49 +684,20 @@ public abstract class SqlStorage implements Storage {
     }
   }
 
-  /**
-   * The latest entry of each record in the version log that meets {@code condition} (with {@code
-   * params}). This reads every entry and keeps the newest of each record; a database that can pick
-   * them in the query does so instead.
-   */
-  protected List<VersionEntry> latestVersions(
-      Connection connection, String condition, List<Object> params) throws SQLException {
-    try (PreparedStatement ps =
-        connection.prepareStatement(
-            SqlRows.VERSION_COLUMNS
-                + " WHERE "
-                + condition
-                + " ORDER BY scope_key, id, seq DESC")) {
-      SqlRows.bindAll(ps, params);
-      List<VersionEntry> latest = new ArrayList<>();
-      VersionEntry previous = null;
-      for (VersionEntry entry : SqlRows.readVersions(ps)) {
-        // Newest first within each record: keep the first entry of each.
-        if (previous == null
-            || !previous.id().equals(entry.id())
-            || !previous.scope().equals(entry.scope())) {
-          latest.add(entry);
-        }
-        previous = entry;
-      }
-      return latest;
-    }
-  }
-
   @Override
   public Optional<StoredRecord> find(Scope scope, String id) {
-    try (SqlLease lease = lease()) {
+    try (SqlLease lease = dialect.lease()) {
       return SqlRows.find(lease.cached(SqlRows.FIND), scope, id);
     } catch (SQLException e) {
-      throw storageError(e);
+      throw dialect.storageError(e);
     }
   }
 
   @Override
   public StoragePage query(StorageQuery query) {
-    try (SqlLease lease = lease()) {
+    try (SqlLease lease = dialect.lease()) {
       Connection connection = lease.connection();
-      long mark = query.mark() >= 0 ? query.mark() : queryMark(connection);
+      long mark = query.mark() >= 0 ? query.mark() : dialect.queryMark(connection);
       SqlQuery sql = SqlQuery.build(query, mark);
       long total;
       try (PreparedStatement ps = connection.prepareStatement(sql.countSql())) {
@@ -804,7 +721,7 @@ public abstract class SqlStorage implements Storage {
       }
       return new StoragePage(rows, total, mark);
     } catch (SQLException e) {
-      throw storageError(e);
+      throw dialect.storageError(e);
     }
   }
 
@@ -814,38 +731,29 @@ public abstract class SqlStorage implements Storage {
       return List.of();
     }
     Long[] keys = rowKeys.toArray(Long[]::new);
-    try (SqlLease lease = lease()) {
+    try (SqlLease lease = dialect.lease()) {
       PreparedStatement ps =
           lease.cached(SqlRows.ROW_COLUMNS + " WHERE pk = ANY(?) AND deleted = FALSE");
       List<StoredRecord> rows = new ArrayList<>();
       for (int from = 0; from < keys.length; from += LIVE_KEYS_PER_QUERY) {
         int to = Math.min(keys.length, from + LIVE_KEYS_PER_QUERY);
-        bindRowKeys(lease.connection(), ps, 1, Arrays.copyOfRange(keys, from, to));
+        dialect.bindRowKeys(lease.connection(), ps, 1, Arrays.copyOfRange(keys, from, to));
         rows.addAll(SqlRows.readRows(ps));
       }
       return rows;
     } catch (SQLException e) {
-      throw storageError(e);
+      throw dialect.storageError(e);
     }
-  }
-
-  /**
-   * A query that reads the committed sequence in the database (one row, one column), or null where
-   * the sequence is not kept there: with it, {@link #liveAndCommitted} reads the rows and the
-   * sequence in one statement.
-   */
-  protected String committedSequenceQuery() {
-    return null;
   }
 
   @Override
   public boolean committedSequenceCostsARoundTrip() {
-    return committedSequenceQuery() != null;
+    return dialect.committedSequenceQuery() != null;
   }
 
   @Override
   public LiveRows liveAndCommitted(Collection<Long> rowKeys) {
-    String sequence = committedSequenceQuery();
+    String sequence = dialect.committedSequenceQuery();
     if (sequence == null || rowKeys.size() > LIVE_KEYS_PER_QUERY) {
       return Storage.super.liveAndCommitted(rowKeys);
     }
@@ -856,9 +764,9 @@ public abstract class SqlStorage implements Storage {
             + " FROM ("
             + sequence
             + ") s(committed) LEFT JOIN records r ON r.pk = ANY(?) AND r.deleted = FALSE";
-    try (SqlLease lease = lease()) {
+    try (SqlLease lease = dialect.lease()) {
       PreparedStatement ps = lease.cached(sql);
-      bindRowKeys(lease.connection(), ps, 1, rowKeys.toArray(Long[]::new));
+      dialect.bindRowKeys(lease.connection(), ps, 1, rowKeys.toArray(Long[]::new));
       long committed = -1;
       List<StoredRecord> rows = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
@@ -874,7 +782,7 @@ public abstract class SqlStorage implements Storage {
       }
       return new LiveRows(rows, committed);
     } catch (SQLException e) {
-      throw storageError(e);
+      throw dialect.storageError(e);
     }
   }
 
@@ -893,19 +801,19 @@ public abstract class SqlStorage implements Storage {
 
   /** The rows {@code sql} selects with the parameters {@code after} and {@code limit}. */
   private List<StoredRecord> rowsAfter(String sql, long after, int limit) {
-    try (SqlLease lease = lease();
+    try (SqlLease lease = dialect.lease();
         PreparedStatement ps = lease.connection().prepareStatement(sql)) {
       ps.setLong(1, after);
       ps.setInt(2, limit);
       return SqlRows.readRows(ps);
     } catch (SQLException e) {
-      throw storageError(e);
+      throw dialect.storageError(e);
     }
   }
 
   @Override
   public List<VersionEntry> versionsAfter(long afterSeq, int limit) {
-    try (SqlLease lease = lease();
+    try (SqlLease lease = dialect.lease();
         PreparedStatement ps =
             lease
                 .connection()
@@ -915,27 +823,27 @@ public abstract class SqlStorage implements Storage {
       ps.setInt(2, limit);
       return SqlRows.readVersions(ps);
     } catch (SQLException e) {
-      throw storageError(e);
+      throw dialect.storageError(e);
     }
   }
 
   @Override
   public List<SnapshotEntry> allSnapshots() {
-    try (SqlLease lease = lease();
+    try (SqlLease lease = dialect.lease();
         PreparedStatement ps =
             lease
                 .connection()
                 .prepareStatement(SqlRows.SNAPSHOT_COLUMNS + " ORDER BY seq, scope_key, name")) {
       return SqlRows.readSnapshots(ps);
     } catch (SQLException e) {
-      throw storageError(e);
+      throw dialect.storageError(e);
     }
   }
 
   @Override
   public List<String> contentHashesAfter(String afterHash, int limit) {
     List<String> hashes = new ArrayList<>();
-    try (SqlLease lease = lease();
+    try (SqlLease lease = dialect.lease();
         PreparedStatement ps =
             lease
                 .connection()
@@ -949,20 +857,20 @@ public abstract class SqlStorage implements Storage {
         }
       }
     } catch (SQLException e) {
-      throw storageError(e);
+      throw dialect.storageError(e);
     }
     return hashes;
   }
 
   @Override
   public long countLive() {
-    try (SqlLease lease = lease();
+    try (SqlLease lease = dialect.lease();
         Statement s = lease.connection().createStatement();
         ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM records WHERE deleted = FALSE")) {
       rs.next();
       return rs.getLong(1);
     } catch (SQLException e) {
-      throw storageError(e);
+      throw dialect.storageError(e);
     }
   }
 
@@ -978,7 +886,7 @@ public abstract class SqlStorage implements Storage {
           try (PreparedStatement ps =
               connection(tx)
                   .prepareStatement(
-                      insertOrKeep("contents", "hash, encoding, bytes, body", "hash"))) {
+                      dialect.insertOrKeep("contents", "hash, encoding, bytes, body", "hash"))) {
             ps.setString(1, reference.hash());
             ps.setString(2, reference.encoding());
             ps.setLong(3, reference.bytes());
@@ -991,7 +899,7 @@ public abstract class SqlStorage implements Storage {
             try (PreparedStatement ps =
                 connection(tx)
                     .prepareStatement(
-                        insertOrKeep("content_holders", "hash, holder", "hash, holder"))) {
+                        dialect.insertOrKeep("content_holders", "hash, holder", "hash, holder"))) {
               ps.setString(1, reference.hash());
               ps.setString(2, holder);
               ps.executeUpdate();
@@ -1005,7 +913,7 @@ public abstract class SqlStorage implements Storage {
 
   @Override
   public boolean holdsContent(String hash, String holder) {
-    try (SqlLease lease = lease();
+    try (SqlLease lease = dialect.lease();
         PreparedStatement ps =
             lease
                 .connection()
@@ -1016,13 +924,13 @@ public abstract class SqlStorage implements Storage {
         return rs.next();
       }
     } catch (SQLException e) {
-      throw storageError(e);
+      throw dialect.storageError(e);
     }
   }
 
   @Override
   public Optional<StoredContent> getContent(String hash) {
-    try (SqlLease lease = lease();
+    try (SqlLease lease = dialect.lease();
         PreparedStatement ps =
             lease
                 .connection()
@@ -1037,12 +945,52 @@ public abstract class SqlStorage implements Storage {
                 new ContentReference(hash, rs.getString(1), rs.getLong(2)), rs.getBytes(3)));
       }
     } catch (SQLException e) {
-      throw storageError(e);
+      throw dialect.storageError(e);
     }
   }
 
-  /** The {@code ?} placeholders that {@code columns}, separated by commas, need. */
-  protected static String placeholders(String columns) {
-    return String.join(", ", Collections.nCopies(columns.split(",").length, "?"));
+  @Override
+  public String identity() {
+    return dialect.identity();
+  }
+
+  @Override
+  public long committedSequence() {
+    return dialect.committedSequence();
+  }
+
+  @Override
+  public ChangeBatch changesAfter(long after, int limit) {
+    return dialect.changesAfter(after, limit);
+  }
+
+  @Override
+  public long changesRetainedAfter() {
+    return dialect.changesRetainedAfter();
+  }
+
+  @Override
+  public long pruneChangesBefore(long micros) {
+    return dialect.pruneChangesBefore(this, micros);
+  }
+
+  @Override
+  public Optional<TokenStore> tokens() {
+    return dialect.tokens();
+  }
+
+  @Override
+  public void checkAvailable() {
+    dialect.checkAvailable();
+  }
+
+  @Override
+  public String describe() {
+    return dialect.describe();
+  }
+
+  @Override
+  public void close() {
+    dialect.close();
   }
 }

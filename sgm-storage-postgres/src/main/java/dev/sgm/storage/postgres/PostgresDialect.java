@@ -8,6 +8,7 @@ import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.ChangeBatch;
 import dev.sgm.api.spi.VersionEntry;
 import dev.sgm.storage.sql.LoggedWrite;
+import dev.sgm.storage.sql.SqlDialect;
 import dev.sgm.storage.sql.SqlFailure;
 import dev.sgm.storage.sql.SqlLease;
 import dev.sgm.storage.sql.SqlRows;
@@ -26,9 +27,10 @@ import java.util.Optional;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * The store on a PostgreSQL server, which any number of nodes can share. Every unit of work is one
- * transaction at {@code READ COMMITTED}; a row read for update is locked until commit, and a
- * concurrent insert of the same identity fails on the unique key and the work is retried.
+ * The PostgreSQL server under a {@link SqlStorage}, which any number of nodes can share. Every unit
+ * of work is one transaction at {@code READ COMMITTED}; a row read for update is locked until
+ * commit, and a concurrent insert of the same identity fails on the unique key and the work is
+ * retried.
  *
  * <p>The write sequence is one counter row ({@code write_sequence}) that a committing transaction
  * updates as its last step and whose lock it holds until it commits. So numbers are handed out in
@@ -36,8 +38,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  * committed, a follower reading up to it never sees a lower number appear later, and a transaction
  * that rolls back gives its numbers back (the log has no holes).
  */
-final class PostgresStorage extends SqlStorage {
-  private static final System.Logger LOG = System.getLogger(PostgresStorage.class.getName());
+final class PostgresDialect implements SqlDialect {
+  private static final System.Logger LOG = System.getLogger(PostgresDialect.class.getName());
 
   private final PostgresSettings settings;
   private final HikariDataSource pool;
@@ -49,10 +51,9 @@ final class PostgresStorage extends SqlStorage {
    * on the counter's lock, each with a WAL flush, so a group's flush serves all of its stores while
    * the other group runs its statements.
    */
-  private static final int COMMIT_GROUPS = 2;
+  static final int COMMIT_GROUPS = 2;
 
-  PostgresStorage(PostgresSettings settings) {
-    super(COMMIT_GROUPS);
+  PostgresDialect(PostgresSettings settings) {
     this.settings = settings;
     PGSimpleDataSource source = new PGSimpleDataSource();
     source.setURL(settings.url());
@@ -82,7 +83,7 @@ final class PostgresStorage extends SqlStorage {
     try {
       PostgresSchema.migrate(pool);
       try (Connection c = pool.getConnection()) {
-        this.identity = readIdentity(c);
+        this.identity = SqlStorage.readIdentity(c);
       }
       this.tokens = new SqlTokens(this::lease, this::lease, this::storageError, () -> {});
     } catch (RuntimeException | SQLException e) {
@@ -126,7 +127,7 @@ final class PostgresStorage extends SqlStorage {
   private static final String LAST_NUMBER = "SELECT last FROM write_sequence";
 
   @Override
-  protected String committedSequenceQuery() {
+  public String committedSequenceQuery() {
     return LAST_NUMBER;
   }
 
@@ -144,7 +145,7 @@ final class PostgresStorage extends SqlStorage {
   }
 
   @Override
-  protected SqlLease lease() throws SQLException {
+  public SqlLease lease() throws SQLException {
     return SqlLease.of(pool.getConnection());
   }
 
@@ -175,7 +176,7 @@ final class PostgresStorage extends SqlStorage {
           + " SELECT first FROM n";
 
   @Override
-  protected SqlSequencer.Numbers numberAndLog(Connection connection, List<LoggedWrite> writes)
+  public SqlSequencer.Numbers numberAndLog(Connection connection, List<LoggedWrite> writes)
       throws SQLException {
     int count = writes.size();
     Long[] pk = new Long[count];
@@ -229,17 +230,17 @@ final class PostgresStorage extends SqlStorage {
   }
 
   @Override
-  protected long queryMark(Connection connection) throws SQLException {
+  public long queryMark(Connection connection) throws SQLException {
     return lastNumber(connection);
   }
 
   @Override
-  protected long currentSequence(Connection connection) throws SQLException {
+  public long currentSequence(Connection connection) throws SQLException {
     return lastNumber(connection);
   }
 
   @Override
-  protected boolean retryable(SQLException e) {
+  public boolean retryable(SQLException e) {
     String state = String.valueOf(e.getSQLState());
     return state.equals("40001") // serialization_failure
         || state.equals("40P01") // deadlock_detected
@@ -248,36 +249,36 @@ final class PostgresStorage extends SqlStorage {
   }
 
   @Override
-  protected boolean uniqueViolation(SQLException e) {
+  public boolean uniqueViolation(SQLException e) {
     return "23505".equals(e.getSQLState());
   }
 
   /** Yes: at {@code READ COMMITTED} a row read {@code FOR UPDATE} is locked until commit. */
   @Override
-  protected boolean rowsStayAsRead() {
+  public boolean rowsStayAsRead() {
     return true;
   }
 
   @Override
-  protected String insertOrKeep(String table, String columns, String key) {
-    return insertInto(table, columns) + " ON CONFLICT (" + key + ") DO NOTHING";
+  public String insertOrKeep(String table, String columns, String key) {
+    return SqlDialect.insertInto(table, columns) + " ON CONFLICT (" + key + ") DO NOTHING";
   }
 
   /** A duplicate inserts nothing: a failed statement would end the whole transaction. */
   @Override
-  protected String insertNew(String table, String columns) {
-    return insertInto(table, columns) + " ON CONFLICT DO NOTHING";
+  public String insertNew(String table, String columns) {
+    return SqlDialect.insertInto(table, columns) + " ON CONFLICT DO NOTHING";
   }
 
   @Override
-  protected void bindRowKeys(Connection connection, PreparedStatement ps, int index, Long[] keys)
+  public void bindRowKeys(Connection connection, PreparedStatement ps, int index, Long[] keys)
       throws SQLException {
     ps.setArray(index, connection.createArrayOf("bigint", keys));
   }
 
   /** Picks the latest entry of each record in the query, rather than reading them all. */
   @Override
-  protected List<VersionEntry> latestVersions(
+  public List<VersionEntry> latestVersions(
       Connection connection, String condition, List<Object> params) throws SQLException {
     try (PreparedStatement ps =
         connection.prepareStatement(
@@ -293,7 +294,7 @@ final class PostgresStorage extends SqlStorage {
 
   /** Whether the failure is the database being out of reach rather than a fault. */
   @Override
-  protected boolean unreachable(SQLException e) {
+  public boolean unreachable(SQLException e) {
     String state = String.valueOf(e.getSQLState());
     return e instanceof SQLTransientConnectionException
         || state.startsWith("08") // connection_exception
@@ -305,14 +306,14 @@ final class PostgresStorage extends SqlStorage {
 
   /** Nothing of the SQL reaches a client; the details go to the log. */
   @Override
-  protected SgmException storageError(SQLException e) {
+  public SgmException storageError(SQLException e) {
     if (unreachable(e)) {
       LOG.log(System.Logger.Level.WARNING, "the database is unavailable: " + e.getMessage());
       return new SgmException(
           ErrorCode.UNAVAILABLE,
           "the database " + settings.where() + " is unavailable; try again shortly");
     }
-    return super.storageError(e);
+    return SqlDialect.super.storageError(e);
   }
 
   @Override
@@ -371,10 +372,10 @@ final class PostgresStorage extends SqlStorage {
    * counter's committed value has committed.
    */
   @Override
-  public long pruneChangesBefore(long micros) {
-    return inTransaction(
+  public long pruneChangesBefore(SqlStorage storage, long micros) {
+    return storage.inTransaction(
         tx -> {
-          Connection c = connection(tx);
+          Connection c = SqlStorage.connection(tx);
           try {
             long retained;
             try (PreparedStatement ps =

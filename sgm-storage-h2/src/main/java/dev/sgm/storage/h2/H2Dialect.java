@@ -4,8 +4,8 @@ import dev.sgm.api.ErrorCode;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.ChangeBatch;
-import dev.sgm.api.spi.StorageTransaction;
 import dev.sgm.storage.sql.LoggedWrite;
+import dev.sgm.storage.sql.SqlDialect;
 import dev.sgm.storage.sql.SqlFailure;
 import dev.sgm.storage.sql.SqlLease;
 import dev.sgm.storage.sql.SqlRows;
@@ -21,22 +21,21 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Function;
 
 /**
- * The embedded H2 store. Every unit of work is one JDBC transaction; commits are written through
- * before they return ({@code WRITE_DELAY=0}), so an acknowledged store survives the process being
- * killed; with {@code fsync} they are also forced to the disk, one sync shared by every commit
- * waiting ({@link GroupSync}), so it survives the machine losing power. Scopes are indexed by their
- * pairs, so descendants are found without scanning records.
+ * The embedded H2 database under a {@link SqlStorage}. Every unit of work is one JDBC transaction;
+ * commits are written through before they return ({@code WRITE_DELAY=0}), so an acknowledged store
+ * survives the process being killed; with {@code fsync} they are also forced to the disk, one sync
+ * shared by every commit waiting ({@link GroupSync}), so it survives the machine losing power.
+ * Scopes are indexed by their pairs, so descendants are found without scanning records.
  *
  * <p>A transaction's writes get their sequence numbers as it is about to commit ({@link
  * CommitSequence}), and its change-log and version-log entries are written then: so the sequence is
  * in commit order, and a follower reading up to {@link #committedSequence()} sees whole
  * transactions, never a later one before an earlier one.
  */
-final class H2Storage extends SqlStorage {
-  private static final System.Logger LOG = System.getLogger(H2Storage.class.getName());
+final class H2Dialect implements SqlDialect {
+  private static final System.Logger LOG = System.getLogger(H2Dialect.class.getName());
 
   /**
    * Settings of every connection: wait up to 10 s for a row lock held by another writer; keep the
@@ -75,20 +74,20 @@ final class H2Storage extends SqlStorage {
   /** Compacts the file while it is open; null in memory. */
   private final H2Housekeeping housekeeping;
 
-  H2Storage(String url, String description, boolean fsync) {
+  H2Dialect(String url, String description, boolean fsync) {
     this.description = description;
     this.connections = new H2Connections(url, 32);
     this.sync = fsync ? new GroupSync(connections::sync) : null;
     this.tokens =
         new SqlTokens(
-            connections::lease, this::writingLease, H2Storage::tokenFailure, this::awaitDurable);
+            connections::lease, this::writingLease, H2Dialect::tokenFailure, this::awaitDurable);
     try {
       try (H2Connections.Lease lease = connections.lease()) {
         H2Schema.migrate(lease.connection());
       }
       this.sequence = new CommitSequence(lastSequence());
       try (H2Connections.Lease lease = connections.lease()) {
-        this.identity = readIdentity(lease.connection());
+        this.identity = SqlStorage.readIdentity(lease.connection());
       }
       this.retainedAfter = readRetainedAfter();
       try (H2Connections.Lease lease = connections.lease()) {
@@ -155,13 +154,13 @@ final class H2Storage extends SqlStorage {
   }
 
   @Override
-  protected SqlLease lease() throws SQLException {
+  public SqlLease lease() throws SQLException {
     return connections.lease();
   }
 
   /** Numbers from this process's commit sequence, then the logs a statement each. */
   @Override
-  protected SqlSequencer.Numbers numberAndLog(Connection connection, List<LoggedWrite> writes)
+  public SqlSequencer.Numbers numberAndLog(Connection connection, List<LoggedWrite> writes)
       throws SQLException {
     CommitSequence.Range range = sequence.take(writes.size());
     SqlSequencer.Numbers numbers =
@@ -221,7 +220,7 @@ final class H2Storage extends SqlStorage {
 
   /** A unit of work writes once no other one is writing (see {@link #writeTurn}). */
   @Override
-  protected void beforeWrite() {
+  public void beforeWrite() {
     if (!writeTurn.isHeldByCurrentThread()) {
       writeTurn.lock();
     }
@@ -229,12 +228,8 @@ final class H2Storage extends SqlStorage {
 
   /** A unit that fails, or writes nothing, gives its turn up at its end. */
   @Override
-  public <T> T inTransaction(Function<StorageTransaction, T> work) {
-    try {
-      return super.inTransaction(work);
-    } finally {
-      giveUpTurn();
-    }
+  public void afterWork() {
+    giveUpTurn();
   }
 
   /** Gives the write turn up if this thread's unit of work took it. */
@@ -249,23 +244,23 @@ final class H2Storage extends SqlStorage {
    * can then share.
    */
   @Override
-  protected void afterCommit() {
+  public void afterCommit() {
     giveUpTurn();
     awaitDurable();
   }
 
   @Override
-  protected long queryMark(Connection connection) {
+  public long queryMark(Connection connection) {
     return sequence.settled();
   }
 
   @Override
-  protected long currentSequence(Connection connection) {
+  public long currentSequence(Connection connection) {
     return committedSequence();
   }
 
   @Override
-  protected boolean retryable(SQLException e) {
+  public boolean retryable(SQLException e) {
     int code = e.getErrorCode();
     return code == org.h2.api.ErrorCode.DUPLICATE_KEY_1
         || code == org.h2.api.ErrorCode.CONCURRENT_UPDATE_1
@@ -275,7 +270,7 @@ final class H2Storage extends SqlStorage {
   }
 
   @Override
-  protected boolean uniqueViolation(SQLException e) {
+  public boolean uniqueViolation(SQLException e) {
     return e.getErrorCode() == org.h2.api.ErrorCode.DUPLICATE_KEY_1;
   }
 
@@ -284,15 +279,15 @@ final class H2Storage extends SqlStorage {
    * lock, and a removal reads without locking.
    */
   @Override
-  protected boolean rowsStayAsRead() {
+  public boolean rowsStayAsRead() {
     return false;
   }
 
   /** H2's {@code MERGE}, which writes the same values over a row that is there already. */
   @Override
-  protected String insertOrKeep(String table, String columns, String key) {
+  public String insertOrKeep(String table, String columns, String key) {
     return "MERGE INTO %s(%s) KEY(%s) VALUES (%s)"
-        .formatted(table, columns, key, placeholders(columns));
+        .formatted(table, columns, key, SqlDialect.placeholders(columns));
   }
 
   /** Returns once what this thread committed is as durable as the store promises. */
@@ -354,12 +349,12 @@ final class H2Storage extends SqlStorage {
   }
 
   @Override
-  public long pruneChangesBefore(long micros) {
+  public long pruneChangesBefore(SqlStorage storage, long micros) {
     long settled = sequence.settled();
     long[] prunedAndThrough =
-        inTransaction(
+        storage.inTransaction(
             tx -> {
-              Connection c = connection(tx);
+              Connection c = SqlStorage.connection(tx);
               try {
                 long highest;
                 try (PreparedStatement ps =
