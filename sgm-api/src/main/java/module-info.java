@@ -11,6 +11,7 @@ module dev.sgm.api {
 
   // Plugins is the one place plugins are found, so it declares every kind.
   uses dev.sgm.api.spi.ClientProvider;
+  uses dev.sgm.api.spi.CommandProvider;
   uses dev.sgm.api.spi.ConformanceKit;
   uses dev.sgm.api.spi.EmbedderProvider;
   uses dev.sgm.api.spi.ProfileProvider;

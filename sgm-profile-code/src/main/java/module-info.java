@@ -8,4 +8,7 @@ module dev.sgm.profile.code {
 
   provides dev.sgm.api.spi.ProfileProvider with
       dev.sgm.profile.code.CodeProfileProvider;
+  // sgm code import-diff and import-symbols, which the command line adds to its own.
+  provides dev.sgm.api.spi.CommandProvider with
+      dev.sgm.profile.code.CodeCommands;
 }

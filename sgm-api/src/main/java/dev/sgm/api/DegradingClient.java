@@ -48,7 +48,8 @@ public final class DegradingClient implements SgmClient {
     Set<String> known = capabilities;
     if (known == null) {
       known = new HashSet<>();
-      for (JsonNode capability : peer.call("discover", Json.object()).path("capabilities")) {
+      for (JsonNode capability :
+          peer.call(Operations.DISCOVER, Json.object()).path("capabilities")) {
         known.add(capability.asText());
       }
       capabilities = known;
@@ -58,14 +59,14 @@ public final class DegradingClient implements SgmClient {
 
   @Override
   public JsonNode call(String operation, JsonNode request) {
-    if (operation.equals("store") && request.path("record").isObject()) {
+    if (operation.equals(Operations.STORE) && request.path("record").isObject()) {
       ObjectNode copy = (ObjectNode) request.deepCopy();
       String reason = degrade((ObjectNode) copy.get("record"));
       return reason == null
           ? peer.call(operation, request)
           : mark(peer.call(operation, copy), reason);
     }
-    if (operation.equals("store_batch") && request.path("records").isArray()) {
+    if (operation.equals(Operations.STORE_BATCH) && request.path("records").isArray()) {
       ObjectNode copy = (ObjectNode) request.deepCopy();
       String reason = null;
       for (JsonNode record : (ArrayNode) copy.get("records")) {

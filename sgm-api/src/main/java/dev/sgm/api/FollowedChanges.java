@@ -27,7 +27,7 @@ public final class FollowedChanges implements ChangeStream {
     this.cursor =
         request.since() != null
             ? request.since()
-            : client.call("changes", this.request).path("next").asText();
+            : client.call(Operations.CHANGES, this.request).path("next").asText();
   }
 
   /** A live watch of {@code client} where it offers one, else one that follows {@code changes}. */
@@ -41,7 +41,7 @@ public final class FollowedChanges implements ChangeStream {
     while (!closed) {
       ObjectNode page = request.deepCopy();
       page.put("since", cursor);
-      ChangesResult result = ChangesResult.fromJson(client.call("changes", page));
+      ChangesResult result = ChangesResult.fromJson(client.call(Operations.CHANGES, page));
       cursor = result.next();
       if (!result.events().isEmpty()) {
         return new Batch(result.events(), false);

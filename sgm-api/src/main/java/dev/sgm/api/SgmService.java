@@ -36,7 +36,7 @@ public interface SgmService {
    * {@code cursor_expired} when the cursor is older than the change log keeps.
    */
   default ChangesResult changes(Caller caller, ChangesRequest request) {
-    return ChangesResult.fromJson(invoke(caller, "changes", request.toJson()));
+    return ChangesResult.fromJson(invoke(caller, Operations.CHANGES, request.toJson()));
   }
 
   /**

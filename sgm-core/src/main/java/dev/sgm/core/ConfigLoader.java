@@ -29,6 +29,9 @@ public final class ConfigLoader {
   /** The storage plugin to use. */
   public static final String STORAGE = "storage";
 
+  /** The storage when none is configured: the embedded store, which needs no set-up. */
+  public static final String DEFAULT_STORAGE = "h2";
+
   /**
    * Whether this process embeds records in the background (default true). A short command turns it
    * off: the records it stores are embedded by the next long-running process, since the search
@@ -74,7 +77,7 @@ public final class ConfigLoader {
   static Map<String, String> defaults(Map<String, String> environment) {
     Map<String, String> defaults = new HashMap<>();
     defaults.put(DATA_DIR, defaultDataDir(environment).toString());
-    defaults.put(STORAGE, "h2");
+    defaults.put(STORAGE, DEFAULT_STORAGE);
     defaults.put(RECORD_MAX_BYTES, Long.toString(1024 * 1024));
     return defaults;
   }

@@ -30,6 +30,9 @@ interface CoreComponent {
   /** Creates the graph for one runtime. */
   @Component.Factory
   interface Factory {
-    CoreComponent create(@BindsInstance Config config, @BindsInstance Clock clock);
+    CoreComponent create(
+        @BindsInstance Config config,
+        @BindsInstance Clock clock,
+        @BindsInstance HostCapabilities host);
   }
 }

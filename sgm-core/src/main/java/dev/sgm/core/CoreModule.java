@@ -93,21 +93,21 @@ final class CoreModule {
         config.getBoolean(ConfigLoader.EMBED_IN_BACKGROUND, true));
   }
 
-  /** The storage plugin {@code storage} names: embedded H2 unless set. */
-  static String storageName(Config config) {
-    return config.get(ConfigLoader.STORAGE, "h2");
+  /** The storage plugin {@code storage} names, of {@code providers}; the default unless set. */
+  static StorageProvider storageProvider(Config config, Set<StorageProvider> providers) {
+    return PluginLoader.selectOne(
+        "storage",
+        ConfigLoader.STORAGE,
+        "sgm-storage-",
+        providers,
+        config.with(
+            ConfigLoader.STORAGE, config.get(ConfigLoader.STORAGE, ConfigLoader.DEFAULT_STORAGE)));
   }
 
   @Provides
   @Singleton
   static Storage storage(Config config, Set<StorageProvider> providers) {
-    StorageProvider chosen =
-        PluginLoader.selectOne(
-            "storage",
-            ConfigLoader.STORAGE,
-            "sgm-storage-",
-            providers,
-            config.with(ConfigLoader.STORAGE, storageName(config)));
+    StorageProvider chosen = storageProvider(config, providers);
     LOG.log(
         System.Logger.Level.INFO,
         "storage: {0} (available: {1})",
@@ -205,11 +205,13 @@ final class CoreModule {
 
   @Provides
   @Singleton
-  static DiscoveryDocument discovery(ActivePlugins plugins, RecordValidator validator) {
+  static DiscoveryDocument discovery(
+      ActivePlugins plugins, RecordValidator validator, HostCapabilities host) {
     List<String> capabilities = new ArrayList<>();
     capabilities.add("core");
     capabilities.addAll(plugins.profileNames());
     capabilities.addAll(plugins.transportNames());
+    capabilities.addAll(host.names());
     List<dev.sgm.api.OperationDescriptor> operations =
         new ArrayList<>(CoreOperations.descriptors());
     operations.addAll(plugins.operationDescriptors());
@@ -279,7 +281,7 @@ final class CoreModule {
       AuditTrail audit) {
     return new Engine(
         storage,
-        storageName(config),
+        config.get(ConfigLoader.STORAGE, ConfigLoader.DEFAULT_STORAGE),
         search,
         feed,
         notifier,

@@ -1,5 +1,19 @@
 package dev.sgm.core;
 
+import static dev.sgm.api.Operations.CHANGES;
+import static dev.sgm.api.Operations.DELETE;
+import static dev.sgm.api.Operations.DISCOVER;
+import static dev.sgm.api.Operations.PUT_CONTENT;
+import static dev.sgm.api.Operations.READ;
+import static dev.sgm.api.Operations.RETRIEVE;
+import static dev.sgm.api.Operations.SCOPES;
+import static dev.sgm.api.Operations.STORE;
+import static dev.sgm.api.Operations.STORE_BATCH;
+import static dev.sgm.api.Operations.TOKENS_CREATE;
+import static dev.sgm.api.Operations.TOKENS_LIST;
+import static dev.sgm.api.Operations.TOKENS_REVOKE;
+import static dev.sgm.api.Operations.WHOAMI;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
@@ -24,22 +38,6 @@ import java.util.List;
  * them; no other list of the core operations exists.
  */
 public final class CoreOperations {
-  /** The wire names of the core operations, for the few callers that run one by name. */
-  public static final String DISCOVER = "discover";
-
-  public static final String STORE = "store";
-  public static final String STORE_BATCH = "store_batch";
-  public static final String READ = "read";
-  public static final String RETRIEVE = "retrieve";
-  public static final String DELETE = "delete";
-  public static final String PUT_CONTENT = "put_content";
-  public static final String WHOAMI = "whoami";
-  public static final String CHANGES = "changes";
-  public static final String SCOPES = "scopes";
-  public static final String TOKENS_CREATE = "tokens.create";
-  public static final String TOKENS_LIST = "tokens.list";
-  public static final String TOKENS_REVOKE = "tokens.revoke";
-
   /** Runs one core operation on the engine. */
   interface Body {
     JsonNode run(Engine engine, Caller caller, JsonNode request);

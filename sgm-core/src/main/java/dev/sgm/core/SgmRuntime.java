@@ -5,6 +5,7 @@ import dev.sgm.api.DiscoverRequest;
 import dev.sgm.api.DiscoveryDocument;
 import dev.sgm.api.SgmService;
 import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.StorageProvider;
 import dev.sgm.api.spi.Transport;
 import dev.sgm.api.spi.TransportProvider;
 import java.time.Clock;
@@ -40,7 +41,12 @@ public final class SgmRuntime implements AutoCloseable {
 
   /** As {@link #open(Config)}, stamping records with {@code clock}. */
   public static SgmRuntime open(Config config, Clock clock) {
-    CoreComponent graph = DaggerCoreComponent.factory().create(config, clock);
+    return open(config, clock, HostCapabilities.NONE);
+  }
+
+  /** As {@link #open(Config, Clock)}, in a host that advertises capabilities of its own. */
+  public static SgmRuntime open(Config config, Clock clock, HostCapabilities host) {
+    CoreComponent graph = DaggerCoreComponent.factory().create(config, clock, host);
     graph.storage();
     graph.engine();
     graph.search().start();
@@ -57,9 +63,22 @@ public final class SgmRuntime implements AutoCloseable {
    */
   public static String migrateStorage(Config config) {
     try (dev.sgm.api.spi.Storage storage =
-        DaggerCoreComponent.factory().create(config, Clock.systemUTC()).storage()) {
+        DaggerCoreComponent.factory()
+            .create(config, Clock.systemUTC(), HostCapabilities.NONE)
+            .storage()) {
       return storage.describe();
     }
+  }
+
+  /**
+   * Whether the storage {@code config} names keeps its store in one process at a time ({@link
+   * dev.sgm.api.spi.StorageProvider#oneProcessAtATime()}), so that a host shares it among its
+   * processes rather than opening it in each. Found and selected as {@link #open} does.
+   */
+  public static boolean storageIsOneProcessAtATime(Config config) {
+    return CoreModule.storageProvider(
+            config, new java.util.LinkedHashSet<>(PluginLoader.load(StorageProvider.class)))
+        .oneProcessAtATime();
   }
 
   /** The operations, for in-process callers and transports. */

@@ -95,6 +95,20 @@ class EngineTest {
     }
   }
 
+  /** Another process that opens the data directory {@code args[0]}, as {@code sgm} would. */
+  static final class OpenStore {
+    public static void main(String[] args) {
+      try {
+        SgmRuntime.open(ConfigLoader.load(Map.of(ConfigLoader.DATA_DIR, args[0]), Map.of()))
+            .close();
+        System.exit(0);
+      } catch (dev.sgm.api.SgmException e) {
+        System.out.println("sgm: " + e.code().wireName() + ": " + e.getMessage());
+        System.exit(1);
+      }
+    }
+  }
+
   @Test
   void dataSurvivesARestartAndTheStoreCannotBeOpenedByTwoProcesses(@TempDir Path dir)
       throws Exception {
@@ -106,10 +120,8 @@ class EngineTest {
                   Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                   "-cp",
                   System.getProperty("java.class.path"),
-                  Main.class.getName(),
-                  "--data",
-                  dir.toString(),
-                  "discover")
+                  OpenStore.class.getName(),
+                  dir.toString())
               .redirectErrorStream(true)
               .start();
       String output = new String(other.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

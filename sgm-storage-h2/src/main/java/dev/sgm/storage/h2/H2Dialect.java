@@ -4,6 +4,7 @@ import dev.sgm.api.ErrorCode;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.ChangeBatch;
+import dev.sgm.api.spi.StoreInUseException;
 import dev.sgm.storage.sql.LoggedWrite;
 import dev.sgm.storage.sql.SqlDialect;
 import dev.sgm.storage.sql.SqlFailure;
@@ -97,9 +98,7 @@ final class H2Dialect implements SqlDialect {
       connections.close();
       if (e.getErrorCode() == org.h2.api.ErrorCode.DATABASE_ALREADY_OPEN_1
           || String.valueOf(e.getMessage()).contains("already in use")) {
-        throw new SgmException(
-            ErrorCode.UNAVAILABLE,
-            "the data store " + description + " is in use by another process");
+        throw new StoreInUseException(description, e);
       }
       throw new SgmException(
           ErrorCode.UNAVAILABLE,

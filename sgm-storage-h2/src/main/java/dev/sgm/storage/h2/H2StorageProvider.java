@@ -34,6 +34,12 @@ public final class H2StorageProvider implements StorageProvider {
     return "h2";
   }
 
+  /** H2 locks its file: one process opens it, and others reach it through that one. */
+  @Override
+  public boolean oneProcessAtATime() {
+    return true;
+  }
+
   @Override
   public Storage create(Config config, StorageContext context) {
     return create(config, context, "file:");

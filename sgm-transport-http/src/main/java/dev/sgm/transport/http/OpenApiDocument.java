@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.sgm.api.Json;
 import dev.sgm.api.JsonSchemas;
 import dev.sgm.api.OperationDescriptor;
+import dev.sgm.api.Operations;
 import dev.sgm.api.ProtocolVersion;
 import java.io.IOException;
 import java.io.InputStream;
@@ -71,7 +72,7 @@ final class OpenApiDocument {
               .put("contentMediaType", "application/octet-stream");
           responses.set("404", errorResponse("No content with that hash is held."));
         }
-        case "discover" -> jsonContent(ok, "Discovery");
+        case Operations.DISCOVER -> jsonContent(ok, "Discovery");
         case "health" -> jsonContent(ok, "Health");
         default ->
             ok.putObject("content")

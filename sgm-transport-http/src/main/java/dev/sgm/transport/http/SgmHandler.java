@@ -9,6 +9,7 @@ import dev.sgm.api.DiscoverRequest;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.FieldError;
 import dev.sgm.api.Json;
+import dev.sgm.api.Operations;
 import dev.sgm.api.ProtocolVersion;
 import dev.sgm.api.Scope;
 import dev.sgm.api.SgmException;
@@ -48,11 +49,11 @@ final class SgmHandler extends Handler.Abstract {
    */
   static final List<Route> FIXED_ROUTES =
       List.of(
-          new Route("GET", "/v1/discovery", "discover", "The discovery document."),
+          new Route("GET", "/v1/discovery", Operations.DISCOVER, "The discovery document."),
           new Route(
               "GET",
               "/.well-known/sgm",
-              "discover",
+              Operations.DISCOVER,
               "The discovery document, at its well-known address."),
           new Route("GET", "/v1/content/{hash}", "content", "Content kept by its SHA-256 hash."),
           new Route(
@@ -258,7 +259,8 @@ final class SgmHandler extends Handler.Abstract {
       if (route.path().equals(path)) {
         requireMethod(method, route.method(), path);
         return switch (route.name()) {
-          case "discover" -> Reply.json(service.discover(caller, DiscoverRequest.any()).toJson());
+          case Operations.DISCOVER ->
+              Reply.json(service.discover(caller, DiscoverRequest.any()).toJson());
           case "health" -> health();
           default -> Reply.json(openApi.document());
         };

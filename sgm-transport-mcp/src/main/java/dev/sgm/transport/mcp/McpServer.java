@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.OperationDescriptor;
+import dev.sgm.api.Operations;
 import dev.sgm.api.Scope;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
@@ -414,7 +415,7 @@ public final class McpServer {
     if (params.hasNonNull("cursor")) {
       query.put("cursor", params.get("cursor").asText());
     }
-    JsonNode page = backend.call("retrieve", query);
+    JsonNode page = backend.call(Operations.RETRIEVE, query);
     for (JsonNode record : page.path("records")) {
       ObjectNode resource = resources.addObject();
       resource.put("uri", uri(record.path("scope"), record.path("id").asText()));
@@ -458,7 +459,7 @@ public final class McpServer {
     ObjectNode request = Json.object();
     request.set("scope", scope);
     request.put("id", id);
-    JsonNode record = backend.call("read", request).path("record");
+    JsonNode record = backend.call(Operations.READ, request).path("record");
     ObjectNode result = Json.object();
     ObjectNode content = result.putArray("contents").addObject();
     content.put("uri", uri);

@@ -9,6 +9,7 @@ import dev.sgm.api.JsonSchemas;
 import dev.sgm.api.MemoryRecord;
 import dev.sgm.api.OperationDescriptor;
 import dev.sgm.api.OperationEffects;
+import dev.sgm.api.Operations;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
 import java.util.LinkedHashMap;
@@ -24,10 +25,10 @@ import java.util.Map;
  */
 final class McpTools {
   /** The operation whose tool also takes just content (a note in the session's scope). */
-  private static final String STORE = "store";
+  private static final String STORE = Operations.STORE;
 
   /** The operation whose tool also takes {@code compact}. */
-  private static final String RETRIEVE = "retrieve";
+  private static final String RETRIEVE = Operations.RETRIEVE;
 
   private static final String SCOPE_HINT =
       "e.g. {\"project\": \"myproject\"}; default: the session's scope";
