@@ -615,32 +615,32 @@ final class Engine implements SgmService {
       generation = cursor != null ? cursor.vectorGeneration() : search.vectorGeneration();
       result =
           search.search(
-              new SearchQuery(
-                  scopes,
-                  pairs,
-                  query.ids(),
-                  query.types(),
-                  query.tags(),
-                  query.tagsMode() == RetrieveQuery.TagsMode.ANY,
-                  fields,
-                  micros(query.createdAfter()),
-                  micros(query.createdBefore()),
-                  micros(query.updatedAfter()),
-                  mark,
-                  generation,
-                  query.text(),
-                  SearchQuery.Ranking.valueOf(mode.name()),
-                  vector,
-                  order,
-                  query.limit(),
-                  cursor == null ? 0 : cursor.offset(),
-                  cursor == null ? null : cursor.after(),
-                  cursor == null ? null : cursor.frozen(),
-                  within == null ? null : within.stream().map(Scope::canonicalPairs).toList(),
-                  Authorization.seesAllLevels(caller)
-                      ? SearchQuery.ALL_LEVELS
-                      : caller.grants().clearance().ordinal(),
-                  withheldFields));
+              SearchQuery.of(query.text(), SearchQuery.Ranking.valueOf(mode.name()), query.limit())
+                  .scopes(scopes)
+                  .requiredPairs(pairs)
+                  .ids(query.ids())
+                  .types(query.types())
+                  .tags(query.tags(), query.tagsMode() == RetrieveQuery.TagsMode.ANY)
+                  .fields(fields)
+                  .createdAfter(micros(query.createdAfter()))
+                  .createdBefore(micros(query.createdBefore()))
+                  .updatedAfter(micros(query.updatedAfter()))
+                  .mark(mark)
+                  .vectorGeneration(generation)
+                  .vector(vector)
+                  .order(order)
+                  .offset(cursor == null ? 0 : cursor.offset())
+                  .after(
+                      cursor == null ? null : cursor.after(),
+                      cursor == null ? null : cursor.frozen())
+                  .within(
+                      within == null ? null : within.stream().map(Scope::canonicalPairs).toList())
+                  .clearance(
+                      Authorization.seesAllLevels(caller)
+                          ? SearchQuery.ALL_LEVELS
+                          : caller.grants().clearance().ordinal(),
+                      withheldFields)
+                  .build());
       List<Long> keys = result.hits().stream().map(SearchResult.Hit::rowKey).toList();
       if (!checkAfter) {
         live = storage.live(keys);

@@ -101,8 +101,8 @@ public record SearchQuery(
 
   /**
    * Starts a search of every record for a first page of {@code limit}: ranked by {@code ranking}
-   * when {@code text} is not null, else oldest first; no filter, every level cleared. For tests and
-   * tools; the engine builds its searches whole.
+   * when {@code text} is not null, else oldest first; no filter, every level cleared. The builder
+   * names each part, where the record's two dozen positional arguments would not.
    */
   public static Builder of(String text, Ranking ranking, int limit) {
     return new Builder(text, ranking, limit);
@@ -114,10 +114,20 @@ public record SearchQuery(
     private final Ranking ranking;
     private final int limit;
     private Set<String> scopes = Set.of();
+    private List<String> requiredPairs;
+    private List<String> ids = List.of();
     private List<String> types = List.of();
+    private List<String> tags = List.of();
+    private boolean anyTag;
+    private List<String> fields = List.of();
+    private Long createdAfter;
+    private Long createdBefore;
+    private Long updatedAfter;
+    private long mark = Long.MAX_VALUE;
     private float[] vector;
     private long vectorGeneration = Long.MAX_VALUE;
     private Order order;
+    private int offset;
     private After after;
     private Frozen frozen;
     private List<List<String>> within;
@@ -137,9 +147,73 @@ public record SearchQuery(
       return this;
     }
 
+    /**
+     * When not null, records whose scope has all of these canonical pairs match too (see {@link
+     * SearchQuery#requiredPairs()}).
+     */
+    public Builder requiredPairs(List<String> requiredPairs) {
+      this.requiredPairs = requiredPairs;
+      return this;
+    }
+
+    /** Only records of these ids (none: any id). */
+    public Builder ids(List<String> ids) {
+      this.ids = ids;
+      return this;
+    }
+
     /** Only records of these types. */
     public Builder types(List<String> types) {
       this.types = types;
+      return this;
+    }
+
+    /** Only records with every one of these tags, or with any of them when {@code any}. */
+    public Builder tags(List<String> tags, boolean any) {
+      this.tags = tags;
+      this.anyTag = any;
+      return this;
+    }
+
+    /** Only records with all of these canonical {@code path NUL value} pairs. */
+    public Builder fields(List<String> fields) {
+      this.fields = fields;
+      return this;
+    }
+
+    /** Only records created after this time (exclusive, microseconds), unless null. */
+    public Builder createdAfter(Long micros) {
+      this.createdAfter = micros;
+      return this;
+    }
+
+    /** Only records created before this time (exclusive, microseconds), unless null. */
+    public Builder createdBefore(Long micros) {
+      this.createdBefore = micros;
+      return this;
+    }
+
+    /** Only records updated after this time (exclusive, microseconds), unless null. */
+    public Builder updatedAfter(Long micros) {
+      this.updatedAfter = micros;
+      return this;
+    }
+
+    /** Only records created at or before this sequence number. */
+    public Builder mark(long mark) {
+      this.mark = mark;
+      return this;
+    }
+
+    /** The order of the results, in place of the one {@link #of} chose. */
+    public Builder order(Order order) {
+      this.order = order;
+      return this;
+    }
+
+    /** How many results earlier pages returned. */
+    public Builder offset(int offset) {
+      this.offset = offset;
       return this;
     }
 
@@ -178,23 +252,23 @@ public record SearchQuery(
     public SearchQuery build() {
       return new SearchQuery(
           scopes,
-          null,
-          List.of(),
+          requiredPairs,
+          ids,
           types,
-          List.of(),
-          false,
-          List.of(),
-          null,
-          null,
-          null,
-          Long.MAX_VALUE,
+          tags,
+          anyTag,
+          fields,
+          createdAfter,
+          createdBefore,
+          updatedAfter,
+          mark,
           vectorGeneration,
           text,
           ranking,
           vector,
           order,
           limit,
-          0,
+          offset,
           after,
           frozen,
           within,
