@@ -89,8 +89,9 @@ public final class KitRunner implements ConformanceKit {
     }
   }
 
+  /** A test's outcome; {@code declaring} is the class that declares it, null when unknown. */
   private record Outcome(
-      String suite, String status, String level, String rule, String name, String reason) {}
+      Class<?> declaring, String status, String level, String rule, String name, String reason) {}
 
   /**
    * What a suite's failure means. The seeds make the core cases mandatory and verify each profile
@@ -216,7 +217,7 @@ public final class KitRunner implements ConformanceKit {
       long[] counts = new long[3];
       Set<String> skipReasons = new LinkedHashSet<>();
       for (Outcome o : outcomes) {
-        if (o.suite().equals(suite.type().getName())) {
+        if (suite.equals(owner(o.declaring()))) {
           switch (o.status()) {
             case "PASS" -> counts[0]++;
             case "FAIL" -> {
@@ -280,16 +281,38 @@ public final class KitRunner implements ConformanceKit {
   private static Outcome outcome(TestIdentifier id, String status, String reason) {
     String rule = "";
     String level = "";
-    String suite = "";
+    Class<?> declaring = null;
     if (id.getSource().orElse(null) instanceof MethodSource source) {
       Optional<Method> method = declared(source);
       Optional<Requirement> requirement = method.map(m -> m.getAnnotation(Requirement.class));
       rule = requirement.map(Requirement::rule).orElse("");
       level = requirement.map(r -> r.level().name()).orElse("");
-      suite = method.map(m -> m.getDeclaringClass().getName()).orElse(source.getClassName());
+      declaring = method.<Class<?>>map(Method::getDeclaringClass).orElse(null);
     }
     return new Outcome(
-        suite, status, level, rule, id.getDisplayName(), reason == null ? "" : reason);
+        declaring, status, level, rule, id.getDisplayName(), reason == null ? "" : reason);
+  }
+
+  /**
+   * The suite a test declared in {@code declaring} belongs to: the one whose class is it or,
+   * nearest first, extends it. So each section of the contract, which extend one another, keeps its
+   * own tests, and the relevance suite gathers those of the areas it extends.
+   */
+  private static Suite owner(Class<?> declaring) {
+    Suite owner = null;
+    int nearest = Integer.MAX_VALUE;
+    for (Suite suite : SUITES) {
+      int steps = 0;
+      for (Class<?> c = suite.type();
+          c != null && steps < nearest;
+          c = c.getSuperclass(), steps++) {
+        if (c == declaring) {
+          owner = suite;
+          nearest = steps;
+        }
+      }
+    }
+    return owner;
   }
 
   /** The test's method, found in the class that declares it: the suite it belongs to. */

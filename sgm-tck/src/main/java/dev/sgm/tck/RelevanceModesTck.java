@@ -1,0 +1,122 @@
+package dev.sgm.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract's §3 "Relevance" rules on searching by meaning and on discovery's {@code retrieval}
+ * object: semantic and hybrid modes, each skipped, with the reason, when discovery does not
+ * advertise it, and the modes, default mode and embedding model discovery describes.
+ */
+public abstract class RelevanceModesTck extends RelevanceInputTck {
+  /**
+   * A search by meaning once the records just stored are embedded: the contract lets the semantic
+   * index lag behind a store, and a response says how many records still wait ({@code
+   * retrieval.pending_embeddings}). It waits on discovery's count ({@code
+   * retrieval.index.pending_embeddings}) where the server gives one: a search is a caller, and a
+   * server may rightly hold its embedding back while callers search, so polling by searches can
+   * starve the very work it waits for on a busy machine. Waits at most two minutes; a server that
+   * says nothing is asked once.
+   */
+  private JsonNode searchWhenEmbedded(ObjectNode scope, String text, String mode) {
+    long deadline = System.nanoTime() + 120_000_000_000L;
+    while (System.nanoTime() < deadline) {
+      JsonNode waiting = discovery().path("retrieval").path("index").path("pending_embeddings");
+      if (!waiting.isNumber() || waiting.asLong() == 0 || !waitAWhile()) {
+        break;
+      }
+    }
+    while (true) {
+      JsonNode result = search(scope, text, mode);
+      if (result.path("retrieval").path("pending_embeddings").asLong(0) == 0
+          || System.nanoTime() > deadline
+          || !waitAWhile()) {
+        return result;
+      }
+    }
+  }
+
+  /** Sleeps a tenth of a second; false when interrupted. */
+  private static boolean waitAWhile() {
+    try {
+      Thread.sleep(100);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  @Test
+  @DisplayName("§3 semantic mode finds a paraphrase that shares no word with the query")
+  @Requirement(rule = "§3 relevance")
+  void semantic_findsAParaphrase() {
+    assumeMode(SEMANTIC);
+    ObjectNode scope = scope("project", unique("rel"));
+    storeAll(
+        List.of(
+            note(scope, "lunch", "Lunch is served at noon in the canteen"),
+            note(scope, "db", "Persistence is handled by PostgreSQL 15"),
+            note(scope, "office", "The office closes early on Fridays"),
+            note(scope, "standup", "Standups start at nine sharp"),
+            note(scope, "holiday", "Holiday requests go to the team lead")));
+    JsonNode result = searchWhenEmbedded(scope, "which database do we use", SEMANTIC);
+    assertEquals("db", first(result), "the paraphrase ranks first: " + ids(result));
+  }
+
+  @Test
+  @DisplayName("§3 hybrid mode finds both a keyword-only match and a paraphrase")
+  @Requirement(rule = "§3 relevance")
+  void hybrid_findsKeywordAndParaphrase() {
+    assumeMode(HYBRID);
+    ObjectNode scope = scope("project", unique("rel"));
+    storeAll(
+        List.of(
+            note(scope, "lunch", "Lunch is served at noon in the canteen"),
+            note(scope, "db", "Persistence is handled by PostgreSQL 15"),
+            note(scope, "ticket", "Ticket ZX-4411 tracks the flaky login test"),
+            note(scope, "office", "The office closes early on Fridays"),
+            note(scope, "standup", "Standups start at nine sharp"),
+            note(scope, "holiday", "Holiday requests go to the team lead")));
+    List<String> found =
+        ids(searchWhenEmbedded(scope, "which database do we use for ZX-4411", HYBRID));
+    assertTrue(found.size() >= 2, found::toString);
+    assertEquals(
+        Set.of("db", "ticket"),
+        new HashSet<>(found.subList(0, 2)),
+        "the keyword match and the paraphrase rank first: " + found);
+  }
+
+  // ---- discovery
+
+  @Test
+  @DisplayName("§3 discovery describes retrieval: modes, default mode and the embedding model")
+  @Requirement(rule = "§3 relevance")
+  void discovery_describesRetrieval() {
+    JsonNode retrieval = discovery().path("retrieval");
+    assertTrue(retrieval.isObject(), "discovery has a retrieval object: " + retrieval);
+    Set<String> modes = new HashSet<>();
+    retrieval.path("modes").forEach(m -> modes.add(m.asText()));
+    assertTrue(modes.contains(TEXT), "text is always offered: " + modes);
+    assertTrue(Set.of(TEXT, SEMANTIC, HYBRID).containsAll(modes), "known modes only: " + modes);
+    boolean embedding = modes.contains(SEMANTIC) || modes.contains(HYBRID);
+    assertEquals(
+        embedding ? HYBRID : TEXT,
+        retrieval.path("default_mode").asText(),
+        "hybrid is the default with an embedding model, else text");
+    if (embedding) {
+      JsonNode model = retrieval.path("embedding");
+      assertFalse(model.path("model").asText("").isBlank(), "the model is named: " + model);
+      assertTrue(model.path("dimensions").asLong() > 0, "its dimensions: " + model);
+    }
+  }
+}
