@@ -31,6 +31,16 @@ public final class RequestFuzzer {
   /** Values that break assumptions: types, sizes, encodings, numbers beyond every range. */
   private static final List<JsonNode> HOSTILE = hostileValues();
 
+  /**
+   * Single bytes that end strings, escape, open structures, or are not UTF-8 on their own: NUL,
+   * 0xff, 0x80, a quote, a backslash, an opening brace and bracket, a colon, a comma, and 0xc3.
+   */
+  private static final byte[] SPECIAL =
+      "\u0000\u00ff\u0080\"\\{[:,\u00c3".getBytes(StandardCharsets.ISO_8859_1);
+
+  /** The openings of an array and of an object. */
+  private static final byte[] OPENERS = "[{".getBytes(StandardCharsets.US_ASCII);
+
   private final Random random;
   private final Map<String, ObjectNode> seeds;
   private final List<String> operations;
@@ -116,48 +126,53 @@ public final class RequestFuzzer {
     return out;
   }
 
+  /** One byte-level mutation, of a kind and at a place chosen at random. */
   private byte[] mutateOnce(byte[] in) {
     if (in.length == 0) {
       return new byte[] {(byte) random.nextInt(256)};
     }
     int at = random.nextInt(in.length);
-    switch (random.nextInt(8)) {
-      case 0 -> {
-        byte[] out = in.clone();
-        out[at] ^= (byte) (1 << random.nextInt(8));
-        return out;
-      }
-      case 1 -> {
-        byte[] out = in.clone();
-        out[at] = (byte) random.nextInt(256);
-        return out;
-      }
-      case 2 -> {
-        byte[] insert = new byte[1 + random.nextInt(8)];
-        random.nextBytes(insert);
-        return splice(in, at, 0, insert);
-      }
-      case 3 -> {
-        return Arrays.copyOf(in, at);
-      }
-      case 4 -> {
-        int length = Math.min(in.length - at, 1 + random.nextInt(16));
-        return splice(in, at, length, new byte[0]);
-      }
-      case 5 -> {
-        int length = Math.min(in.length - at, 1 + random.nextInt(32));
-        return splice(in, at, 0, Arrays.copyOfRange(in, at, at + length));
-      }
-      case 6 -> {
-        byte[] nesting = new byte[1000 + random.nextInt(5000)];
-        Arrays.fill(nesting, random.nextBoolean() ? (byte) '[' : (byte) '{');
-        return splice(in, at, 0, nesting);
-      }
-      default -> {
-        byte[] special = {0, (byte) 0xff, (byte) 0x80, '"', '\\', '{', '[', ':', ',', (byte) 0xc3};
-        return splice(in, at, 0, new byte[] {special[random.nextInt(special.length)]});
-      }
-    }
+    return switch (random.nextInt(8)) {
+      case 0 -> flipBit(in, at);
+      case 1 -> replaceByte(in, at);
+      case 2 -> splice(in, at, 0, randomBytes(1 + random.nextInt(8)));
+      case 3 -> Arrays.copyOf(in, at);
+      case 4 -> splice(in, at, Math.min(in.length - at, 1 + random.nextInt(16)), new byte[0]);
+      case 5 -> repeatRun(in, at);
+      case 6 -> splice(in, at, 0, nesting());
+      default -> splice(in, at, 0, new byte[] {SPECIAL[random.nextInt(SPECIAL.length)]});
+    };
+  }
+
+  private byte[] flipBit(byte[] in, int at) {
+    byte[] out = in.clone();
+    out[at] ^= (byte) (1 << random.nextInt(8));
+    return out;
+  }
+
+  private byte[] replaceByte(byte[] in, int at) {
+    byte[] out = in.clone();
+    out[at] = (byte) random.nextInt(256);
+    return out;
+  }
+
+  private byte[] randomBytes(int length) {
+    byte[] bytes = new byte[length];
+    random.nextBytes(bytes);
+    return bytes;
+  }
+
+  /** {@code in} with up to 32 bytes from {@code at} on written twice. */
+  private byte[] repeatRun(byte[] in, int at) {
+    int length = Math.min(in.length - at, 1 + random.nextInt(32));
+    return splice(in, at, 0, Arrays.copyOfRange(in, at, at + length));
+  }
+
+  /** Openings of arrays or of objects, deeper than any parser should follow. */
+  private byte[] nesting() {
+    byte[] nesting = new byte[1000 + random.nextInt(5000)];
+    Arrays.fill(nesting, OPENERS[random.nextBoolean() ? 0 : 1]);
+    return nesting;
   }
 
   private static byte[] splice(byte[] in, int at, int remove, byte[] insert) {
