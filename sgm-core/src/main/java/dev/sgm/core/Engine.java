@@ -21,7 +21,6 @@ import dev.sgm.api.Json;
 import dev.sgm.api.MemoryRecord;
 import dev.sgm.api.ProtocolVersion;
 import dev.sgm.api.PutContentRequest;
-import dev.sgm.api.RawNumberNode;
 import dev.sgm.api.ReadRequest;
 import dev.sgm.api.ReadResult;
 import dev.sgm.api.RequestReader;
@@ -34,53 +33,31 @@ import dev.sgm.api.SgmService;
 import dev.sgm.api.StoreRequest;
 import dev.sgm.api.StoreResult;
 import dev.sgm.api.StoredContent;
-import dev.sgm.api.Timestamps;
-import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.Embedder;
-import dev.sgm.api.spi.Profile;
 import dev.sgm.api.spi.ProfileOperation;
-import dev.sgm.api.spi.RecordIndex;
-import dev.sgm.api.spi.RecordIndex.FieldValue;
 import dev.sgm.api.spi.RecordWriter;
 import dev.sgm.api.spi.Storage;
-import dev.sgm.api.spi.StoragePage;
-import dev.sgm.api.spi.StorageQuery;
-import dev.sgm.api.spi.StorageTransaction;
 import dev.sgm.api.spi.StoredRecord;
-import dev.sgm.api.spi.WriteLog;
-import dev.sgm.search.SearchIndex;
-import dev.sgm.search.SearchQuery;
-import dev.sgm.search.SearchResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
 
 /**
  * The SGM engine: the one implementation of {@link SgmService}. It decides every semantic of the
  * contract (validation, server-set fields, idempotence, versions, conflicts, scope modes, paging)
- * and leaves storage only the keeping and finding of rows.
+ * and leaves storage only the keeping and finding of rows. The writes ({@link RecordWrites}) and
+ * the two ways of retrieving ({@link IndexedRetrieve}, {@link StorageRetrieve}) are classes of
+ * their own, which the engine hands each request to.
  */
 final class Engine implements SgmService {
-  private static final System.Logger LOG = System.getLogger(Engine.class.getName());
-
-  /** The longest query text given to the embedding model. */
-  static final int MAX_EMBEDDED_QUERY_CHARS = 2000;
-
   private final Storage storage;
   private final SearchFollower search;
   private final ChangeFeed feed;
   private final ChangeNotifier notifier;
-  private final RecordValidator validator;
-  private final RecordIndexer indexer;
   private final ActivePlugins plugins;
   private final Clock clock;
   private final DiscoveryDocument discovery;
@@ -88,6 +65,9 @@ final class Engine implements SgmService {
   private final String storageName;
   private final ScopeCensus census;
   private final AuditTrail audit;
+  private final RecordWrites writes;
+  private final IndexedRetrieve indexed;
+  private final StorageRetrieve stored;
 
   Engine(
       Storage storage,
@@ -110,11 +90,12 @@ final class Engine implements SgmService {
     this.search = search;
     this.feed = feed;
     this.notifier = notifier;
-    this.validator = validator;
-    this.indexer = indexer;
     this.plugins = plugins;
     this.clock = clock;
     this.discovery = discovery;
+    this.writes = new RecordWrites(storage, validator, indexer, plugins, clock);
+    this.indexed = new IndexedRetrieve(search);
+    this.stored = new StorageRetrieve(storage);
   }
 
   /** Ok while the storage answers; {@code unavailable} while it does not (a database gone). */
@@ -188,206 +169,12 @@ final class Engine implements SgmService {
 
   @Override
   public StoreResult store(Caller caller, StoreRequest request) {
-    ObjectNode record = prepare(request.record());
-    // One record: short enough to share a commit with other callers' stores.
-    return storage.inShortTransaction(
-        tx ->
-            apply(
-                tx,
-                caller,
-                record,
-                request.expectedVersion(),
-                request.ifAbsent(),
-                Change.Kind.STORED));
+    return writes.store(caller, request);
   }
 
   @Override
   public BatchStoreResult storeBatch(Caller caller, BatchStoreRequest request) {
-    List<ObjectNode> records = new ArrayList<>(request.records().size());
-    for (int i = 0; i < request.records().size(); i++) {
-      try {
-        records.add(prepare(request.records().get(i)));
-      } catch (SgmException e) {
-        throw e.withFieldPrefix("records[" + i + "].");
-      }
-    }
-    return storage.inTransaction(
-        tx -> {
-          List<BatchStoreResult.Item> items = new ArrayList<>(records.size());
-          for (int i = 0; i < records.size(); i++) {
-            StoreResult result;
-            try {
-              result =
-                  apply(tx, caller, records.get(i), null, request.ifAbsent(), Change.Kind.STORED);
-            } catch (SgmException e) {
-              throw e.withFieldPrefix("records[" + i + "].");
-            }
-            MemoryRecord stored = result.record();
-            items.add(
-                new BatchStoreResult.Item(
-                    stored.scope(),
-                    stored.id(),
-                    stored.version(),
-                    result.created(),
-                    result.changed()));
-          }
-          return new BatchStoreResult(items);
-        });
-  }
-
-  /**
-   * Validates a record (core rules, then the owning profile's, which check {@code data} only when
-   * it is present: CONTRACT §7) and returns a private copy, completed with what the profile
-   * derives.
-   */
-  private ObjectNode prepare(JsonNode json) {
-    ObjectNode record = validator.validate(json).deepCopy();
-    Profile owner = plugins.ownerOf(record.path("type").asText());
-    if (owner != null && record.has("data")) {
-      owner.validate(record);
-      owner.complete(record);
-    }
-    return record;
-  }
-
-  /**
-   * {@code forbidden} when a principal's record references content (by hash) that this principal
-   * has not put: a reference never resolves content its writer could not read. The answer is the
-   * same whether or not the hash is held, so it tells nothing of other principals' content.
-   */
-  private void requireHeldContent(Caller caller, ObjectNode record) {
-    JsonNode reference = record.path("reference");
-    if (caller.grants().isOwner()
-        || caller.principal().isEmpty()
-        || !ContentReference.KIND.equals(reference.path("kind").asText())) {
-      return;
-    }
-    String hash = reference.path("hash").asText("");
-    if (!storage.holdsContent(hash, caller.principal().get())) {
-      throw new SgmException(
-          ErrorCode.FORBIDDEN,
-          "principal '"
-              + caller.principal().get()
-              + "' may reference only content it has put: put_content it first (the same bytes"
-              + " give the same hash)",
-          List.of(new FieldError("reference.hash", "content this principal has not put")));
-    }
-  }
-
-  private StoreResult apply(
-      StorageTransaction tx,
-      Caller caller,
-      ObjectNode validated,
-      Long expectedVersion,
-      boolean ifAbsent,
-      Change.Kind kind) {
-    // A fresh copy per attempt: storage may run this work again after a concurrent-write retry.
-    ObjectNode record = validated.deepCopy();
-    Scope scope = Scope.fromJson(record.get("scope"), "scope", ErrorCode.INVALID_RECORD);
-    String id = record.get("id").textValue();
-    Optional<StoredRecord> existing = tx.findForUpdate(scope, id);
-    StoredRecord live = existing.filter(r -> !r.deleted()).orElse(null);
-    Authorization.requireStore(caller, scope, record, live);
-    requireHeldContent(caller, record);
-    if (ifAbsent && live != null) {
-      throw new SgmException(
-          ErrorCode.CONFLICT,
-          "record " + scope.qualify(id) + " already exists (version " + live.version() + ")");
-    }
-    if (expectedVersion != null) {
-      if (live == null) {
-        throw new SgmException(
-            ErrorCode.CONFLICT,
-            "expected version "
-                + expectedVersion
-                + " of "
-                + scope.qualify(id)
-                + ", but it does not exist");
-      }
-      if (live.version() != expectedVersion) {
-        throw versionConflict(expectedVersion, scope, id, live.version());
-      }
-    }
-    Instant now = clock.instant();
-    String nowText = Timestamps.format(now);
-    caller.principal().ifPresent(p -> ((ObjectNode) record.get("provenance")).put("principal", p));
-    long version;
-    if (live != null) {
-      ObjectNode stored = (ObjectNode) Json.parse(live.document());
-      fillServerFields(record, stored.path("created_at").asText(), caller, stored);
-      if (MemoryRecord.sameDocument(record, stored)) {
-        return new StoreResult(MemoryRecord.of(stored), false, false);
-      }
-      version = live.version() + 1;
-    } else {
-      fillServerFields(record, nowText, caller, null);
-      // A record re-created over a hidden (deleted) one keeps counting, so versions never repeat.
-      version = existing.map(r -> r.version() + 1).orElse(1L);
-    }
-    // A raw number, like every number parsed from the wire, so that stored and re-read trees
-    // compare equal.
-    record.set("version", RawNumberNode.of(version));
-    record.put("updated_at", nowText);
-    Instant createdAt = Timestamps.tryParse(record.get("created_at").textValue());
-    String document = Json.write(record);
-    tx.put(
-        StoredRecord.toWrite(
-            scope,
-            id,
-            record.get("type").textValue(),
-            version,
-            Timestamps.toMicros(createdAt),
-            Timestamps.toMicros(now),
-            false,
-            document,
-            indexer.index(record)),
-        new WriteLog(kind, writerName(caller, record), plugins.keepsHistory()));
-    MemoryRecord stored = MemoryRecord.of(record);
-    Profile owner = plugins.ownerOf(stored.type());
-    if (owner != null) {
-      owner.afterStore(writer(tx, caller), stored);
-    }
-    return new StoreResult(stored, live == null, true);
-  }
-
-  /** Who a history entry names as the writer: the authenticated principal, else the agent. */
-  private static String writerName(Caller caller, JsonNode record) {
-    return caller.principal().orElse(record.path("provenance").path("agent").asText(""));
-  }
-
-  /**
-   * Sets the server-set fields the client left out; never overwrites a client's value. On an update
-   * the values come from the stored record, so that re-sending the same document is recognised as
-   * unchanged.
-   */
-  private static void fillServerFields(
-      ObjectNode record, String createdAt, Caller caller, ObjectNode stored) {
-    if (!record.has("created_at")) {
-      record.put("created_at", createdAt);
-    }
-    if (!record.has("schema_version")) {
-      record.put(
-          "schema_version",
-          stored != null && stored.has("schema_version")
-              ? stored.get("schema_version").asText()
-              : ProtocolVersion.SCHEMA_VERSION);
-    }
-    ObjectNode provenance = (ObjectNode) record.get("provenance");
-    JsonNode storedProvenance = stored == null ? null : stored.get("provenance");
-    if (!provenance.has("created_at")) {
-      provenance.put(
-          "created_at",
-          storedProvenance != null && storedProvenance.has("created_at")
-              ? storedProvenance.get("created_at").asText()
-              : record.get("created_at").asText());
-    }
-    if (!provenance.has("origin")) {
-      provenance.put(
-          "origin",
-          storedProvenance != null && storedProvenance.has("origin")
-              ? storedProvenance.get("origin").asText()
-              : caller.origin());
-    }
+    return writes.storeBatch(caller, request);
   }
 
   @Override
@@ -397,7 +184,7 @@ final class Engine implements SgmService {
         storage
             .find(request.scope(), request.id())
             .filter(r -> !r.deleted())
-            .orElseThrow(() -> notFound(request.scope(), request.id()));
+            .orElseThrow(() -> RecordWrites.notFound(request.scope(), request.id()));
     MemoryRecord stored = MemoryRecord.ofStoredText(row.document());
     MemoryRecord record = Authorization.visibleInReadableScope(caller, stored);
     if (!request.resolve() || record.reference().isEmpty()) {
@@ -430,21 +217,6 @@ final class Engine implements SgmService {
     return new ReadResult(record, true, body, binary, null);
   }
 
-  private static SgmException versionConflict(long expected, Scope scope, String id, long stored) {
-    return new SgmException(
-        ErrorCode.CONFLICT,
-        "expected version "
-            + expected
-            + " of "
-            + scope.qualify(id)
-            + ", but the stored version is "
-            + stored);
-  }
-
-  private static SgmException notFound(Scope scope, String id) {
-    return new SgmException(ErrorCode.NOT_FOUND, "no record " + scope.qualify(id));
-  }
-
   @Override
   public RetrieveResult retrieve(Caller caller, RetrieveQuery query) {
     Authorization.requireRetrieve(caller, query);
@@ -452,362 +224,19 @@ final class Engine implements SgmService {
     if (within != null && within.isEmpty()) {
       return new RetrieveResult(List.of(), 0, null);
     }
-    if (query.text() != null) {
-      return relevance(caller, query, within);
-    }
-    if (!Authorization.seesAllLevels(caller) && !withheldFilters(query).isEmpty()) {
-      // Storage does not know levels; the index does, and leaves the records above the clearance
-      // out of a filter on what they withhold.
-      return relevance(caller, query, within);
-    }
-    List<FieldValue> filters = filters(query);
-    Cursors.Cursor cursor = query.cursor() == null ? null : Cursors.decode(query);
-    // Without text there is nothing to score by: relevance falls back to the tie-breaker order.
-    RetrieveQuery.OrderBy orderBy =
-        query.orderBy() == RetrieveQuery.OrderBy.RELEVANCE
-            ? RetrieveQuery.OrderBy.UPDATED_AT
-            : query.orderBy();
-    StoragePage page =
-        storage.query(
-            new StorageQuery(
-                query.scope(),
-                query.scopeMode(),
-                query.ids(),
-                query.types(),
-                query.tags(),
-                query.tagsMode() == RetrieveQuery.TagsMode.ANY,
-                filters,
-                micros(query.createdAfter()),
-                micros(query.createdBefore()),
-                micros(query.updatedAfter()),
-                orderBy,
-                query.ascending(),
-                query.limit() + 1,
-                cursor == null ? null : cursor.after(),
-                cursor == null ? -1 : cursor.mark(),
-                within));
-    List<StoragePage.Row> rows = page.rows();
-    String next = null;
-    if (rows.size() > query.limit()) {
-      rows = rows.subList(0, query.limit());
-      next = Cursors.encode(query, rows.get(rows.size() - 1).position(), page.mark());
-    }
-    List<MemoryRecord> records = new ArrayList<>(rows.size());
-    for (StoragePage.Row row : rows) {
-      MemoryRecord seen = Authorization.visible(caller, MemoryRecord.ofStoredText(row.document()));
-      if (seen == null) {
-        // Storage was asked for the readable scopes alone; this is the second line.
-        LOG.log(
-            System.Logger.Level.ERROR,
-            "storage returned a record outside the caller's grants for " + query.scope());
-        continue;
-      }
-      records.add(seen);
-    }
-    return new RetrieveResult(records, page.total(), next);
-  }
-
-  private static List<FieldValue> filters(RetrieveQuery query) {
-    List<FieldValue> filters = new ArrayList<>();
-    for (Map.Entry<String, JsonNode> e : query.filter().entrySet()) {
-      filters.add(new FieldValue(e.getKey(), RecordIndexer.normalise(e.getValue())));
-    }
-    return filters;
-  }
-
-  /** The filters on {@code data}, which a record above the caller's clearance withholds. */
-  private static List<FieldValue> withheldFilters(RetrieveQuery query) {
-    return filters(query).stream().filter(f -> withheld(f.path())).toList();
-  }
-
-  private static boolean withheld(String path) {
-    return Authorization.WITHHELD.stream()
-        .anyMatch(w -> path.equals(w) || path.startsWith(w + "."));
-  }
-
-  /**
-   * A text query, answered by the search index: every other criterion, and the caller's readable
-   * scopes ({@code within}, null for all) filter inside the index query, the index ranks, and the
-   * page's records are read from storage, redacted above the caller's clearance. Also a query
-   * without text that filters on withheld fields for a caller who does not see every level.
-   */
-  private RetrieveResult relevance(Caller caller, RetrieveQuery query, List<Scope> within) {
-    boolean hasText = query.text() != null;
-    Embedder embedder = search.embedder();
-    RetrieveQuery.Mode mode = hasText ? query.mode() : RetrieveQuery.Mode.TEXT;
-    if (mode == null) {
-      mode = embedder != null ? RetrieveQuery.Mode.HYBRID : RetrieveQuery.Mode.TEXT;
-    }
-    if (mode != RetrieveQuery.Mode.TEXT && embedder == null) {
-      throw new SgmException(
-          ErrorCode.UNSUPPORTED_CAPABILITY,
-          "mode "
-              + mode.wireName()
-              + " needs an embedding model, and none is active here; put an embedder plugin"
-              + " (sgm-embedding-bge) in plugins/, or ask with mode text",
-          List.of(new FieldError("mode", "no embedding model is active")));
-    }
-    boolean byRelevance = hasText && query.orderBy() == RetrieveQuery.OrderBy.RELEVANCE;
-    if (!byRelevance) {
-      // Ordered by time, the text selects the records (any analysed word) and time orders them.
-      mode = RetrieveQuery.Mode.TEXT;
-    }
-    Cursors.Relevance cursor = query.cursor() == null ? null : Cursors.decodeRelevance(query);
-    // A first page on a storage that answers the committed sequence only in a round trip searches
-    // what the index shows now, then reads that sequence with the page's rows (see below).
-    // Otherwise the query waits first for the index to show every write committed before it.
-    boolean checkAfter = cursor == null && storage.committedSequenceCostsARoundTrip();
-    long mark =
-        cursor != null
-            ? cursor.mark()
-            : checkAfter ? search.visible() : storage.committedSequence();
-    if (checkAfter && mark < 0) {
-      checkAfter = false;
-      mark = storage.committedSequence();
-    }
-    // A model reads a few hundred words at most; a longer text would only cost time.
-    String asked = query.text();
-    boolean cut = hasText && asked.length() > MAX_EMBEDDED_QUERY_CHARS;
-    float[] vector =
-        mode == RetrieveQuery.Mode.TEXT
-            ? null
-            : embedder.embedQuery(cut ? asked.substring(0, MAX_EMBEDDED_QUERY_CHARS) : asked);
-    Set<String> scopes = new LinkedHashSet<>();
-    List<String> pairs = null;
-    switch (query.scopeMode()) {
-      case EXACT -> scopes.add(query.scope().canonical());
-      case ANCESTORS -> query.scope().selfAndAncestors().forEach(s -> scopes.add(s.canonical()));
-      case DESCENDANTS -> pairs = query.scope().canonicalPairs();
-      case LINEAGE -> {
-        query.scope().selfAndAncestors().forEach(s -> scopes.add(s.canonical()));
-        pairs = query.scope().canonicalPairs();
-      }
-    }
-    List<String> fields = new ArrayList<>();
-    List<String> withheldFields = new ArrayList<>();
-    for (FieldValue filter : filters(query)) {
-      (withheld(filter.path()) ? withheldFields : fields).add(SearchFollower.fieldKey(filter));
-    }
-    SearchQuery.Order order =
-        switch (query.orderBy()) {
-          case RELEVANCE ->
-              hasText
-                  ? SearchQuery.Order.RELEVANCE
-                  // Without text there is nothing to score by: as a structured retrieve.
-                  : query.ascending()
-                      ? SearchQuery.Order.UPDATED_ASC
-                      : SearchQuery.Order.UPDATED_DESC;
-          case UPDATED_AT ->
-              query.ascending() ? SearchQuery.Order.UPDATED_ASC : SearchQuery.Order.UPDATED_DESC;
-          case CREATED_AT ->
-              query.ascending() ? SearchQuery.Order.CREATED_ASC : SearchQuery.Order.CREATED_DESC;
-        };
-    SearchResult result;
-    List<StoredRecord> live;
-    int pending;
-    long generation;
-    while (true) {
-      search.awaitVisible(mark);
-      // In this order: the records waiting for an embedding once every write up to the mark is
-      // applied, then the generation, which includes every embedding that no longer waits. So
-      // "none waiting" means this search ranks every record by meaning.
-      pending = mode == RetrieveQuery.Mode.TEXT ? 0 : search.pendingEmbeddings();
-      generation = cursor != null ? cursor.vectorGeneration() : search.vectorGeneration();
-      result =
-          search.search(
-              SearchQuery.of(query.text(), SearchQuery.Ranking.valueOf(mode.name()), query.limit())
-                  .scopes(scopes)
-                  .requiredPairs(pairs)
-                  .ids(query.ids())
-                  .types(query.types())
-                  .tags(query.tags(), query.tagsMode() == RetrieveQuery.TagsMode.ANY)
-                  .fields(fields)
-                  .createdAfter(micros(query.createdAfter()))
-                  .createdBefore(micros(query.createdBefore()))
-                  .updatedAfter(micros(query.updatedAfter()))
-                  .mark(mark)
-                  .vectorGeneration(generation)
-                  .vector(vector)
-                  .order(order)
-                  .offset(cursor == null ? 0 : cursor.offset())
-                  .after(
-                      cursor == null ? null : cursor.after(),
-                      cursor == null ? null : cursor.frozen())
-                  .within(
-                      within == null ? null : within.stream().map(Scope::canonicalPairs).toList())
-                  .clearance(
-                      Authorization.seesAllLevels(caller)
-                          ? SearchQuery.ALL_LEVELS
-                          : caller.grants().clearance().ordinal(),
-                      withheldFields)
-                  .build());
-      List<Long> keys = result.hits().stream().map(SearchResult.Hit::rowKey).toList();
-      if (!checkAfter) {
-        live = storage.live(keys);
-        break;
-      }
-      Storage.LiveRows checked = storage.liveAndCommitted(keys);
-      if (checked.committedSequence() <= mark) {
-        live = checked.rows(); // the index showed every write committed before the query
-        break;
-      }
-      // Something committed that the index did not show, perhaps before this query began: wait
-      // for the index to show it, and search again.
-      mark = checked.committedSequence();
-      checkAfter = false;
-    }
-    Map<Long, StoredRecord> rows = new HashMap<>();
-    for (StoredRecord row : live) {
-      rows.put(row.rowKey(), row);
-    }
-    List<MemoryRecord> records = new ArrayList<>(result.hits().size());
-    List<Double> scores = new ArrayList<>(result.hits().size());
-    for (SearchResult.Hit hit : result.hits()) {
-      StoredRecord row = rows.get(hit.rowKey());
-      if (row == null) {
-        continue; // deleted since the index answered
-      }
-      if (!query.scopeMode().covers(query.scope(), row.scope())) {
-        LOG.log(
-            System.Logger.Level.ERROR,
-            "the search index returned "
-                + row.scope().qualify(row.id())
-                + " outside the query's"
-                + " scope; left out");
-        continue;
-      }
-      MemoryRecord seen = Authorization.visible(caller, MemoryRecord.ofStoredText(row.document()));
-      if (seen == null) {
-        LOG.log(
-            System.Logger.Level.ERROR,
-            "the search index returned "
-                + row.scope().qualify(row.id())
-                + " outside the caller's grants; left out");
-        continue;
-      }
-      records.add(seen);
-      scores.add(hit.value());
-    }
-    String next = null;
-    if (result.more() && !result.hits().isEmpty()) {
-      SearchResult.Hit last = result.hits().get(result.hits().size() - 1);
-      next =
-          Cursors.encodeRelevance(
-              query,
-              mark,
-              generation,
-              new SearchQuery.After(last.value(), last.rowKey()),
-              (cursor == null ? 0 : cursor.offset()) + result.hits().size(),
-              result.frozen());
-    }
-    ObjectNode retrieval = Json.object();
-    retrieval.put("mode", mode.wireName());
-    if (pending > 0) {
-      // Semantic search cannot find these yet; lexical search can.
-      retrieval.put("pending_embeddings", pending);
-    }
-    if (cut && vector != null) {
-      retrieval.put(
-          "text_embedded",
-          "the first " + MAX_EMBEDDED_QUERY_CHARS + " characters of the text were embedded");
-    }
-    if (result.truncatedTerms() > 0) {
-      retrieval.put(
-          "text_truncated",
-          "searched the first "
-              + SearchIndex.MAX_QUERY_TERMS
-              + " distinct words of the text; "
-              + result.truncatedTerms()
-              + " more were left out");
-    }
-    if (!hasText) {
-      return new RetrieveResult(records, result.total(), next);
-    }
-    return new RetrieveResult(
-        records, result.total(), next, byRelevance ? scores : null, retrieval);
-  }
-
-  private static Long micros(Instant instant) {
-    return instant == null ? null : Timestamps.toMicros(instant);
+    return IndexedRetrieve.answers(caller, query)
+        ? indexed.retrieve(caller, query, within)
+        : stored.retrieve(caller, query, within);
   }
 
   @Override
   public DeleteResult delete(Caller caller, DeleteRequest request) {
-    return storage.inShortTransaction(
-        tx -> delete(tx, caller, request.scope(), request.id(), request.expectedVersion()));
-  }
-
-  private DeleteResult delete(
-      StorageTransaction tx, Caller caller, Scope scope, String id, Long expectedVersion) {
-    Authorization.requireWrite(caller, scope);
-    StoredRecord live =
-        tx.findForUpdate(scope, id)
-            .filter(r -> !r.deleted())
-            .orElseThrow(() -> notFound(scope, id));
-    Authorization.requireModifiable(caller, live);
-    if (expectedVersion != null && live.version() != expectedVersion) {
-      throw versionConflict(expectedVersion, scope, id, live.version());
-    }
-    String writer = caller.principal().orElse(caller.origin());
-    if (!plugins.keepsHistory()) {
-      tx.remove(scope, id, new WriteLog(Change.Kind.DELETED, writer, false));
-      return new DeleteResult(false);
-    }
-    long now = Timestamps.toMicros(clock.instant());
-    tx.put(
-        StoredRecord.toWrite(
-            live.scope(),
-            live.id(),
-            live.type(),
-            live.version(),
-            live.createdMicros(),
-            now,
-            true,
-            live.document(),
-            // A hidden row matches no query, so it keeps no index entries.
-            RecordIndex.NONE),
-        new WriteLog(Change.Kind.DELETED, writer, true));
-    return new DeleteResult(true);
+    return writes.delete(caller, request);
   }
 
   /** Runs profile work in one transaction, with the engine's own writes. */
   <T> T atomically(Caller caller, Function<RecordWriter, T> work) {
-    return storage.inTransaction(tx -> work.apply(writer(tx, caller)));
-  }
-
-  /** The engine's writes inside {@code tx}, on behalf of {@code caller}. */
-  private RecordWriter writer(StorageTransaction tx, Caller caller) {
-    return new RecordWriter() {
-      @Override
-      public StoreResult store(JsonNode record) {
-        return store(record, Change.Kind.STORED);
-      }
-
-      @Override
-      public StoreResult store(JsonNode record, Change.Kind kind) {
-        return apply(tx, caller, prepare(record), null, false, kind);
-      }
-
-      @Override
-      public DeleteResult delete(Scope scope, String id) {
-        return Engine.this.delete(tx, caller, scope, id, null);
-      }
-
-      @Override
-      public Optional<MemoryRecord> read(Scope scope, String id) {
-        if (!caller.grants().canRead(scope)) {
-          return Optional.empty();
-        }
-        return tx.findForUpdate(scope, id)
-            .filter(r -> !r.deleted())
-            .map(r -> MemoryRecord.ofStoredText(r.document()));
-      }
-
-      @Override
-      public StorageTransaction storage() {
-        return Authorization.guard(caller, tx);
-      }
-    };
+    return writes.atomically(caller, work);
   }
 
   /**
@@ -829,24 +258,7 @@ final class Engine implements SgmService {
 
   @Override
   public ContentReference putContent(Caller caller, PutContentRequest request) {
-    Authorization.requireContentWrite(caller);
-    byte[] bytes = request.bytes();
-    if (bytes.length > validator.maxRecordBytes()) {
-      throw new SgmException(
-          ErrorCode.TOO_LARGE,
-          "content: is "
-              + bytes.length
-              + " bytes; the limit is "
-              + validator.maxRecordBytes()
-              + " bytes",
-          List.of(
-              new FieldError("content", "larger than " + validator.maxRecordBytes() + " bytes")));
-    }
-    ContentReference reference =
-        new ContentReference(
-            RecordIndexer.sha256(bytes), request.text() ? "utf-8" : "binary", bytes.length);
-    storage.putContent(reference, bytes, caller.principal().orElse(null));
-    return reference;
+    return writes.putContent(caller, request);
   }
 
   /** {@code tokens.create}: a new access token, for the owner. */

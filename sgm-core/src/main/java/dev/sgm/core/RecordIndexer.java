@@ -3,12 +3,15 @@ package dev.sgm.core;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.RawNumberNode;
+import dev.sgm.api.RetrieveQuery;
+import dev.sgm.api.Timestamps;
 import dev.sgm.api.spi.RecordIndex;
 import dev.sgm.api.spi.RecordIndex.FieldValue;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
@@ -64,6 +67,20 @@ final class RecordIndexer {
     } else if (depth > 0) {
       out.add(new FieldValue(path, normalise(node)));
     }
+  }
+
+  /** A retrieve's {@code filter}, in the form a record's fields are indexed in. */
+  static List<FieldValue> filters(RetrieveQuery query) {
+    List<FieldValue> filters = new ArrayList<>();
+    for (Map.Entry<String, JsonNode> e : query.filter().entrySet()) {
+      filters.add(new FieldValue(e.getKey(), normalise(e.getValue())));
+    }
+    return filters;
+  }
+
+  /** A retrieve's time bound as storage and the index keep times: microseconds, or null. */
+  static Long micros(Instant instant) {
+    return instant == null ? null : Timestamps.toMicros(instant);
   }
 
   /** The index form of a scalar: type-tagged, numbers by value ({@code 1} equals {@code 1.0}). */

@@ -40,7 +40,7 @@ import java.util.stream.Stream;
  * from storage when missing, unreadable, of another format or of another store.
  *
  * <p>Read-your-writes: a text query first waits until the index has applied every change committed
- * before the query began ({@link #awaitVisible}). Writers never wait for the index.
+ * before the query began ({@link ReadYourWrites}). Writers never wait for the index.
  *
  * <p>Changes go into the index as they commit, but are published to searches (a Lucene refresh,
  * which writes a segment) only when a query waits for them or every {@link
@@ -48,7 +48,7 @@ import java.util.stream.Stream;
  * a writer's processor time, and a refresh and an index commit once a second took more of a node's
  * time than indexing the other node's writes did (the README's two-node profile).
  */
-final class SearchFollower implements AutoCloseable {
+final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
   private static final System.Logger LOG = System.getLogger(SearchFollower.class.getName());
 
   /** The index format this build writes; an index of another format is rebuilt. */
@@ -76,8 +76,6 @@ final class SearchFollower implements AutoCloseable {
 
   /** How often the follower publishes to searches when no query asks it to. */
   private static final long REFRESH_INTERVAL_NANOS = 5_000_000_000L;
-
-  private static final long WAIT_MILLIS = 30_000;
 
   /**
    * How long the follower lets commits gather after one woke it, unless a query waits: one read of
@@ -120,9 +118,6 @@ final class SearchFollower implements AutoCloseable {
   private volatile long rebuildTotal;
   private volatile boolean rebuildAsked;
 
-  /** The sequence number through which the index has applied and published every change. */
-  private volatile long visible = -1;
-
   /**
    * The sequence number through which the follower has put every change into the index, published
    * or not (the follower's thread only).
@@ -137,9 +132,6 @@ final class SearchFollower implements AutoCloseable {
 
   private long lastRefresh = System.nanoTime();
 
-  /** Queries waiting in {@link #awaitVisible} for the follower to publish. */
-  private int waitingReaders;
-
   /**
    * Set by a commit, cleared by the follower before it reads the log: a commit finds it set, under
    * load nearly always, and then costs one read of it instead of a monitor and a wake-up.
@@ -152,15 +144,7 @@ final class SearchFollower implements AutoCloseable {
    */
   private volatile boolean urgent;
 
-  /** How many commits this process has made (each is signalled once it has committed). */
-  private final java.util.concurrent.atomic.AtomicLong commitsMade =
-      new java.util.concurrent.atomic.AtomicLong();
-
-  /**
-   * {@link #commitsMade} as it was when the last step whose changes are all published began: while
-   * the two are equal, the index shows every commit this process has made.
-   */
-  private volatile long commitsShown;
+  private final ReadYourWrites readYourWrites;
 
   private volatile boolean closed;
   private boolean dirty;
@@ -228,6 +212,7 @@ final class SearchFollower implements AutoCloseable {
     this.embedder = embedder;
     this.embedderName = embedder == null ? "" : embedderName;
     this.embedInBackground = embedder != null && embedInBackground;
+    this.readYourWrites = new ReadYourWrites(storage, this);
   }
 
   /** Opens the index (rebuilding it in the background when needed) and starts following. */
@@ -238,7 +223,7 @@ final class SearchFollower implements AutoCloseable {
     storage.onCommit(
         () -> {
           lastForeground = System.nanoTime();
-          commitsMade.incrementAndGet();
+          readYourWrites.committed();
           signal();
         });
     follower = Thread.ofPlatform().daemon().name("sgm-search-follower").start(this::follow);
@@ -250,6 +235,11 @@ final class SearchFollower implements AutoCloseable {
   /** The active embedding model, or null. */
   Embedder embedder() {
     return embedder;
+  }
+
+  /** What a search of this index may rely on, and waits for. */
+  ReadYourWrites readYourWrites() {
+    return readYourWrites;
   }
 
   // ---- following
@@ -402,7 +392,7 @@ final class SearchFollower implements AutoCloseable {
    */
   private boolean step() throws IOException {
     // Read before the changes: every commit counted by then is among them or already applied.
-    long made = commitsMade.get();
+    long made = readYourWrites.commitsMade();
     ChangeBatch batch = storage.changesAfter(applied, BATCH);
     for (Change change : batch.changes()) {
       StoredRecord row = change.current();
@@ -422,10 +412,7 @@ final class SearchFollower implements AutoCloseable {
       dirty = true;
     }
     vectorsUnpublished |= appliedVectors;
-    boolean readers;
-    synchronized (monitor) {
-      readers = waitingReaders > 0;
-    }
+    boolean readers = readYourWrites.searchesWaiting();
     long now = System.nanoTime();
     if (!unpublished) {
       // Nothing new for searches to see (embeddings whose text changed meanwhile were dropped):
@@ -433,11 +420,11 @@ final class SearchFollower implements AutoCloseable {
       synchronized (monitor) {
         applyingNow = 0;
       }
-      if (applied > visible) {
+      if (applied > readYourWrites.publishedThrough()) {
         publish(applied);
       }
       if (!more) {
-        commitsShown = made;
+        readYourWrites.shown(made);
       }
     } else if ((readers && !more) || now - lastRefresh >= REFRESH_INTERVAL_NANOS) {
       index.refresh();
@@ -452,7 +439,7 @@ final class SearchFollower implements AutoCloseable {
       }
       publish(applied);
       if (!more) {
-        commitsShown = made;
+        readYourWrites.shown(made);
       }
     }
     if (dirty && now - lastCommit > COMMIT_INTERVAL_NANOS) {
@@ -534,10 +521,7 @@ final class SearchFollower implements AutoCloseable {
   }
 
   private void publish(long through) {
-    synchronized (monitor) {
-      visible = Math.max(visible, through);
-      monitor.notifyAll();
-    }
+    readYourWrites.published(through);
   }
 
   /** After a local commit. */
@@ -598,9 +582,7 @@ final class SearchFollower implements AutoCloseable {
     failure = what + ": " + e.getMessage();
     state = State.FAILED;
     LOG.log(System.Logger.Level.ERROR, what, e);
-    synchronized (monitor) {
-      monitor.notifyAll();
-    }
+    readYourWrites.failed();
   }
 
   // ---- embedding
@@ -740,61 +722,28 @@ final class SearchFollower implements AutoCloseable {
 
   // ---- queries
 
-  /**
-   * The sequence number through which searches started now see every change, or -1 while the index
-   * cannot answer (starting, rebuilding, failed) or does not show yet a commit this process has
-   * made (a search through it would only have to be done again).
-   */
-  long visible() {
-    long shown = commitsShown;
-    long through = visible;
-    return state == State.READY && commitsMade.get() == shown ? through : -1;
+  @Override
+  public boolean ready() {
+    return state == State.READY;
   }
 
-  /**
-   * Waits until the index has applied every change through {@code seq}; fails with {@code
-   * unavailable} while the index cannot answer.
-   */
-  void awaitVisible(long seq) {
-    long started = System.nanoTime();
-    lastForeground = started;
-    if (visible >= seq && state == State.READY) {
-      return;
-    }
-    long deadline = started + WAIT_MILLIS * 1_000_000;
-    synchronized (monitor) {
-      waitingReaders++;
-      try {
-        // After the count: the follower's next step sees this query waiting, and publishes.
-        wakeNow();
-        awaitPublished(seq, deadline);
-      } finally {
-        waitingReaders--;
-      }
-    }
+  @Override
+  public String failure() {
+    return state == State.FAILED ? failure : null;
   }
 
-  private void awaitPublished(long seq, long deadline) {
-    synchronized (monitor) {
-      while (visible < seq || state != State.READY) {
-        if (state == State.FAILED) {
-          throw new SgmException(ErrorCode.UNAVAILABLE, "text search is unavailable: " + failure);
-        }
-        long left = (deadline - System.nanoTime()) / 1_000_000;
-        if (left <= 0) {
-          throw new SgmException(ErrorCode.UNAVAILABLE, behind());
-        }
-        try {
-          monitor.wait(Math.min(left, 100));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new SgmException(ErrorCode.UNAVAILABLE, "interrupted while waiting for the index");
-        }
-      }
-    }
+  @Override
+  public void searchBegins() {
+    lastForeground = System.nanoTime();
   }
 
-  private String behind() {
+  @Override
+  public void hurry() {
+    wakeNow();
+  }
+
+  @Override
+  public String behind() {
     if (state == State.REBUILDING) {
       return "the search index is being rebuilt ("
           + rebuildDone
@@ -829,7 +778,7 @@ final class SearchFollower implements AutoCloseable {
     if (state == State.FAILED) {
       json.put("reason", failure);
     }
-    json.put("through", Math.max(0, visible));
+    json.put("through", Math.max(0, readYourWrites.publishedThrough()));
     if (embedder != null) {
       json.put("pending_embeddings", pendingEmbeddings());
     }
@@ -889,7 +838,7 @@ final class SearchFollower implements AutoCloseable {
     if (index != null) {
       try {
         if (state == State.READY && directory != null) {
-          index.commit(commitData(visible));
+          index.commit(commitData(readYourWrites.publishedThrough()));
         }
         index.close();
       } catch (IOException e) {

@@ -51,10 +51,10 @@ class SearchFollowerWakeTest {
       follower = new SearchFollower(storage, null, null, "", false);
       follower.start();
       long deadline = System.nanoTime() + 10_000 * MILLIS;
-      while (follower.visible() < 0 && System.nanoTime() < deadline) {
+      while (follower.readYourWrites().visible() < 0 && System.nanoTime() < deadline) {
         LockSupport.parkNanos(MILLIS);
       }
-      assertTrue(follower.visible() >= 0, "the follower did not become ready");
+      assertTrue(follower.readYourWrites().visible() >= 0, "the follower did not become ready");
       return follower;
     }
 
