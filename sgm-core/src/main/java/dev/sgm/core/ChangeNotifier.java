@@ -18,9 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -67,11 +65,8 @@ final class ChangeNotifier implements AutoCloseable {
 
   private final List<Consumer<ChangeEvent>> listeners = new CopyOnWriteArrayList<>();
 
-  /**
-   * Set by a commit, cleared by the follower before it reads: a commit finds it set, under load
-   * nearly always, and then costs one read of it instead of a monitor shared by every committer.
-   */
-  private final AtomicBoolean woken = new AtomicBoolean();
+  /** Wakes the thread for a commit while a watch is open, and for a new watch. */
+  private final CommitSignal signal = new CommitSignal();
 
   /**
    * Held while a batch is handed out and while a watch registers: a watch registered at position P
@@ -94,8 +89,9 @@ final class ChangeNotifier implements AutoCloseable {
       return;
     }
     position = storage.committedSequence();
-    storage.onCommit(this::signal);
+    storage.onCommit(this::committed);
     thread = Thread.ofPlatform().daemon().name("sgm-change-notifier").start(this::follow);
+    signal.wakes(thread);
   }
 
   /** How many watches are open, for tests and figures. */
@@ -111,16 +107,10 @@ final class ChangeNotifier implements AutoCloseable {
     listeners.add(listener);
   }
 
-  /** After a local commit: wakes the thread while a watch is open ({@link #wake} always does). */
-  private void signal() {
+  /** After a local commit: wakes the thread while a watch is open. */
+  private void committed() {
     if (open.get() > 0) {
-      wake();
-    }
-  }
-
-  private void wake() {
-    if (!woken.get() && !woken.getAndSet(true)) {
-      LockSupport.unpark(thread);
+      signal.signal();
     }
   }
 
@@ -135,11 +125,9 @@ final class ChangeNotifier implements AutoCloseable {
           position = Math.max(position, batch.through());
         }
         signalReady();
-        // A commit after the read above has set the flag (and unparked this thread) already, so
-        // it is never slept through.
-        if (batch.changes().size() < BATCH && !woken.getAndSet(false)) {
-          LockSupport.parkNanos(IDLE_POLL_NANOS);
-          woken.set(false);
+        // A commit after the read above has signalled already, so it is never slept through.
+        if (batch.changes().size() < BATCH) {
+          signal.await(IDLE_POLL_NANOS);
         }
       } catch (RuntimeException e) {
         if (closed) {
@@ -261,7 +249,7 @@ final class ChangeNotifier implements AutoCloseable {
       watch.catchUpTo = Math.max(position, committed);
     }
     // Every commit from here on wakes the thread; this wakes it for those made before.
-    wake();
+    signal.signal();
     return watch;
   }
 

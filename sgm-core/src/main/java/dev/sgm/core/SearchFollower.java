@@ -28,8 +28,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 /**
@@ -133,16 +131,10 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
   private long lastRefresh = System.nanoTime();
 
   /**
-   * Set by a commit, cleared by the follower before it reads the log: a commit finds it set, under
-   * load nearly always, and then costs one read of it instead of a monitor and a wake-up.
+   * Wakes the follower: hurried when it is needed at once (a query waits, embeddings are ready, a
+   * rebuild is asked or the index closes); commits alone wait for {@link #GATHER_NANOS}.
    */
-  private final AtomicBoolean woken = new AtomicBoolean();
-
-  /**
-   * Set when the follower is needed at once: a query waits, embeddings are ready, a rebuild is
-   * asked or the index closes. Commits alone wait for {@link #GATHER_NANOS}.
-   */
-  private volatile boolean urgent;
+  private final CommitSignal signal = new CommitSignal();
 
   private final ReadYourWrites readYourWrites;
 
@@ -224,9 +216,10 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
         () -> {
           lastForeground = System.nanoTime();
           readYourWrites.committed();
-          signal();
+          signal.signal();
         });
     follower = Thread.ofPlatform().daemon().name("sgm-search-follower").start(this::follow);
+    signal.wakes(follower);
     if (embedInBackground) {
       embedding = Thread.ofPlatform().daemon().name("sgm-embedding").start(this::embedLoop);
     }
@@ -524,53 +517,28 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
     readYourWrites.published(through);
   }
 
-  /** After a local commit. */
-  private void signal() {
-    if (!woken.get() && !woken.getAndSet(true)) {
-      LockSupport.unpark(follower);
-    }
-  }
-
   private void wakeNow() {
-    urgent = true;
-    LockSupport.unpark(follower);
+    signal.hurry();
   }
 
   /**
-   * Sleeps until a commit, an urgent need or the next poll; after a commit, lets more gather. The
-   * flag is cleared before the next read of the log, so a commit after that read wakes the follower
-   * again and none is slept through.
+   * Sleeps until a commit, an urgent need or the next poll; after a commit, lets more gather. A
+   * poll finds writes this process did not see (another node's), and publishes what no query asked
+   * for within the refresh interval.
    */
   private void waitForWork() {
-    boolean committed = woken.getAndSet(false);
-    if (!committed && !needed()) {
-      // Polling too, for writes this process did not see (another node's), and to publish what no
-      // query asked for within the refresh interval.
-      long untilRefresh =
-          unpublished ? REFRESH_INTERVAL_NANOS - (System.nanoTime() - lastRefresh) : Long.MAX_VALUE;
-      LockSupport.parkNanos(Math.max(1_000_000L, Math.min(200_000_000L, untilRefresh)));
-      committed = woken.get();
-    }
-    if (committed && !needed()) {
-      // Commits meanwhile find the flag set and need not wake the follower: the next read takes
-      // them.
-      woken.set(true);
-      long until = System.nanoTime() + GATHER_NANOS;
-      for (long left = GATHER_NANOS; left > 0 && !urgent && !closed; ) {
-        LockSupport.parkNanos(left);
-        left = until - System.nanoTime();
-      }
-    }
-    urgent = false;
-    woken.set(false);
+    long untilRefresh =
+        unpublished ? REFRESH_INTERVAL_NANOS - (System.nanoTime() - lastRefresh) : Long.MAX_VALUE;
+    signal.await(
+        Math.max(1_000_000L, Math.min(200_000_000L, untilRefresh)), GATHER_NANOS, this::needed);
     if (Thread.interrupted()) {
       closed = true;
     }
   }
 
-  /** Whether the follower has work that is not to wait: see {@link #urgent}. */
+  /** Whether the follower has work that is not to wait: see {@link #signal}. */
   private boolean needed() {
-    if (urgent || closed || rebuildAsked) {
+    if (signal.hurried() || closed || rebuildAsked) {
       return true;
     }
     synchronized (monitor) {
