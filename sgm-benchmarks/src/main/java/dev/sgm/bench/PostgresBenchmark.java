@@ -9,12 +9,9 @@ import dev.sgm.api.spi.EmbedderProvider;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;
 import dev.sgm.transport.grpc.SgmGrpcClient;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -151,7 +148,7 @@ public final class PostgresBenchmark {
         schemaOnly.storageDescription();
       }
       try (SgmRuntime sgm = node(engineDb, scratch.path().resolve("engine"));
-          RawJdbc raw = new RawJdbc(rawDb)) {
+          PgRawJdbc raw = new PgRawJdbc(rawDb, USER, PASSWORD, PROJECTS, PER_PROJECT)) {
         Callers.preload(sgm, PROJECTS, PER_PROJECT);
         raw.preload();
         AtomicLong sequence = new AtomicLong();
@@ -223,178 +220,6 @@ public final class PostgresBenchmark {
     return n % 2 == 1 ? p50s[n / 2] : (p50s[n / 2 - 1] + p50s[n / 2]) / 2;
   }
 
-  /**
-   * What a store of a new record writes on PostgreSQL, with plain JDBC: in one transaction, the
-   * identity lookup with its row lock, the record row, its tag, the write-sequence counter, the
-   * row's sequence numbers, the change-log entry and the version-log entry (history is on in this
-   * benchmark's engine). A read is the lookup by (scope, id).
-   */
-  private static final class RawJdbc implements AutoCloseable {
-    private final String url;
-    private final List<Connection> opened = new ArrayList<>();
-    private final ThreadLocal<Connection> connection =
-        ThreadLocal.withInitial(
-            () -> {
-              try {
-                Connection c = DriverManager.getConnection(this.url(), USER, PASSWORD);
-                synchronized (opened) {
-                  opened.add(c);
-                }
-                return c;
-              } catch (SQLException e) {
-                throw new IllegalStateException(e);
-              }
-            });
-
-    RawJdbc(String url) {
-      this.url = url;
-    }
-
-    private String url() {
-      return url;
-    }
-
-    void preload() throws SQLException {
-      Connection c = connection.get();
-      c.setAutoCommit(false);
-      for (int p = 0; p < PROJECTS; p++) {
-        for (int i = 0; i < PER_PROJECT; i++) {
-          insert(c, "project=p" + p, "r" + i, 0);
-        }
-        c.commit();
-      }
-      c.setAutoCommit(true);
-    }
-
-    void store(long n) {
-      try {
-        Connection c = connection.get();
-        c.setAutoCommit(false);
-        insert(c, "project=load", "raw-" + n, n);
-        c.commit();
-        c.setAutoCommit(true);
-      } catch (SQLException e) {
-        throw new IllegalStateException(e);
-      }
-    }
-
-    private static void insert(Connection c, String scopeKey, String id, long n)
-        throws SQLException {
-      long now = System.currentTimeMillis() * 1000;
-      String doc =
-          "{\"id\":\""
-              + id
-              + "\",\"type\":\"note\",\"scope\":{\"project\":\"load\"},"
-              + "\"content\":\"a record written under load\",\"tags\":[\"bench\"],"
-              + "\"provenance\":{\"agent\":\"bench\",\"created_at\":\"2026-01-01T00:00:00Z\","
-              + "\"origin\":\"embedded\"},\"created_at\":\"2026-01-01T00:00:00Z\","
-              + "\"schema_version\":\"0.1.0\",\"version\":1,\"updated_at\":\"2026-01-01T00:00:00Z\"}";
-      try (PreparedStatement find =
-          c.prepareStatement(
-              "SELECT type, version, created_us, updated_us, deleted, doc, pk, created_seq FROM"
-                  + " records WHERE scope_key = ? AND id = ? FOR UPDATE")) {
-        find.setString(1, scopeKey);
-        find.setString(2, id);
-        try (ResultSet rs = find.executeQuery()) {
-          rs.next();
-        }
-      }
-      long pk;
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "INSERT INTO records(scope_key, id, type, version, created_us, updated_us,"
-                  + " created_seq, seq, deleted, doc) VALUES (?, ?, 'note', 1, ?, ?, 0, 0, FALSE,"
-                  + " ?) RETURNING pk")) {
-        ps.setString(1, scopeKey);
-        ps.setString(2, id);
-        ps.setLong(3, now);
-        ps.setLong(4, now);
-        ps.setString(5, doc);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          pk = rs.getLong(1);
-        }
-      }
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "INSERT INTO record_tags(scope_key, tag, pk) VALUES (?, 'bench', ?)"
-                  + " ON CONFLICT DO NOTHING")) {
-        ps.setString(1, scopeKey);
-        ps.setLong(2, pk);
-        ps.executeUpdate();
-      }
-      long seq;
-      try (PreparedStatement ps =
-              c.prepareStatement("UPDATE write_sequence SET last = last + 1 RETURNING last");
-          ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        seq = rs.getLong(1);
-      }
-      try (PreparedStatement ps =
-          c.prepareStatement("UPDATE records SET seq = ?, created_seq = ? WHERE pk = ?")) {
-        ps.setLong(1, seq);
-        ps.setLong(2, seq);
-        ps.setLong(3, pk);
-        ps.executeUpdate();
-      }
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "INSERT INTO changes(seq, scope_key, id, kind, type, version, agent, at_us)"
-                  + " VALUES (?, ?, ?, 'stored', 'note', 1, 'bench', ?)")) {
-        ps.setLong(1, seq);
-        ps.setString(2, scopeKey);
-        ps.setString(3, id);
-        ps.setLong(4, now);
-        ps.executeUpdate();
-      }
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "INSERT INTO record_versions(scope_key, id, seq, version, written_us, writer,"
-                  + " deleted, doc) VALUES (?, ?, ?, 1, ?, 'bench', FALSE, ?)")) {
-        ps.setString(1, scopeKey);
-        ps.setString(2, id);
-        ps.setLong(3, seq);
-        ps.setLong(4, now);
-        ps.setString(5, doc);
-        ps.executeUpdate();
-      }
-    }
-
-    void read(long n) {
-      ThreadLocalRandom random = ThreadLocalRandom.current();
-      try (PreparedStatement ps =
-          connection
-              .get()
-              .prepareStatement(
-                  "SELECT type, version, created_us, updated_us, deleted, doc, pk, created_seq"
-                      + " FROM records WHERE scope_key = ? AND id = ?")) {
-        ps.setString(1, "project=p" + random.nextInt(PROJECTS));
-        ps.setString(2, "r" + random.nextInt(PER_PROJECT));
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            throw new IllegalStateException("a preloaded row is missing");
-          }
-          Json.parse(rs.getString(6));
-        }
-      } catch (SQLException e) {
-        throw new IllegalStateException(e);
-      }
-    }
-
-    @Override
-    public void close() {
-      synchronized (opened) {
-        for (Connection c : opened) {
-          try {
-            c.close();
-          } catch (SQLException ignored) {
-            // At the end of the run: nothing to do.
-          }
-        }
-      }
-    }
-  }
-
   // ---- nodes: two nodes on one database against one -----------------------------------------
 
   private static void nodes(String url, int seconds) throws Exception {
@@ -405,16 +230,16 @@ public final class PostgresBenchmark {
         SgmRuntime a = node(db, scratch.path().resolve("a"));
         SgmRuntime b = node(db, scratch.path().resolve("b"))) {
       AtomicLong sequence = new AtomicLong();
-      Cpu before = Cpu.now();
+      MachineCpu before = MachineCpu.now();
       Callers.Load one =
           Callers.loadInProcess(Callers.inProcessStore(a, "one"), 32, seconds, sequence);
-      Cpu afterOne = Cpu.now();
+      MachineCpu afterOne = MachineCpu.now();
       Callers.Call alternate =
           n ->
               (n % 2 == 0 ? Callers.inProcessStore(a, "two") : Callers.inProcessStore(b, "two"))
                   .run(n);
       Callers.Load two = Callers.loadInProcess(alternate, 32, seconds, sequence);
-      Cpu afterTwo = Cpu.now();
+      MachineCpu afterTwo = MachineCpu.now();
       System.out.printf(
           Locale.ROOT,
           "  one node:  %8.0f stores/s  p50 %.2f ms  p99 %.2f ms   %s%n",
@@ -472,7 +297,7 @@ public final class PostgresBenchmark {
       double[] rates = new double[2];
       for (int round = 0; round < 4; round++) {
         boolean twoNodes = Measurement.secondSide(round);
-        Cpu before = Cpu.now();
+        MachineCpu before = MachineCpu.now();
         long aBefore = a.cpuTicks();
         long bBefore = b.cpuTicks();
         long aHeld = a.throttledMillis();
@@ -485,7 +310,7 @@ public final class PostgresBenchmark {
           load = Callers.load(twoNodes ? both : one, 32, seconds, sequence);
           waits = sessions.summary();
         }
-        Cpu after = Cpu.now();
+        MachineCpu after = MachineCpu.now();
         double wall = (after.wallNanos() - before.wallNanos()) / 1e9;
         rates[twoNodes ? 1 : 0] += load.callsPerSecond() / 2;
         System.out.printf(
@@ -563,54 +388,6 @@ public final class PostgresBenchmark {
     ObjectNode request = Json.object();
     request.set("record", Callers.loadRecord(run, n));
     return request;
-  }
-
-  /** CPU time of the whole machine, of the database server's processes, and of this JVM. */
-  private record Cpu(
-      long wallNanos, long busyTicks, long totalTicks, long postgresTicks, long jvmTicks) {
-    static Cpu now() throws IOException {
-      String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
-      long total = 0;
-      for (int i = 1; i < cpu.length; i++) {
-        total += Long.parseLong(cpu[i]);
-      }
-      long idle = Long.parseLong(cpu[4]) + Long.parseLong(cpu[5]);
-      long postgres = 0;
-      try (var procs = Files.list(Path.of("/proc"))) {
-        for (Path p : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
-          long[] t = ticks(p);
-          if (t != null && t[0] == 1) {
-            postgres += t[1];
-          }
-        }
-      }
-      long[] self = ticks(Path.of("/proc/self"));
-      return new Cpu(System.nanoTime(), total - idle, total, postgres, self == null ? 0 : self[1]);
-    }
-
-    /** {isPostgres, utime + stime} of a process, or null when it has gone. */
-    private static long[] ticks(Path proc) {
-      try {
-        String stat = Files.readString(proc.resolve("stat"));
-        String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        return new long[] {comm.equals("postgres") ? 1 : 0, CappedNode.ticksIn(stat)};
-      } catch (IOException | RuntimeException e) {
-        return null;
-      }
-    }
-
-    String since(Cpu start) {
-      double wall = (wallNanos - start.wallNanos) / 1e9;
-      // Ticks are 1/100 s on Linux.
-      double cores = Runtime.getRuntime().availableProcessors();
-      return String.format(
-          Locale.ROOT,
-          "machine CPU %.0f%% busy; PostgreSQL %.2f cores, this JVM %.2f cores, of %.0f",
-          100.0 * (busyTicks - start.busyTicks) / Math.max(1, totalTicks - start.totalTicks),
-          (postgresTicks - start.postgresTicks) / 100.0 / wall,
-          (jvmTicks - start.jvmTicks) / 100.0 / wall,
-          cores);
-    }
   }
 
   // ---- retrieve: PostgreSQL against H2 at one size ----------------------------------------------
