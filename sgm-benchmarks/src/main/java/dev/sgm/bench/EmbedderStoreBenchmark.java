@@ -74,58 +74,64 @@ public final class EmbedderStoreBenchmark {
           return;
         }
         System.out.println("with the embedder: " + Json.write(withEmbedding));
-        AgentNotes notes = new AgentNotes(7);
-        int[] keys = {0};
-        List<Double> ratios = new ArrayList<>();
-        Map<String, Result> best = new HashMap<>();
-        List<Double> drains = new ArrayList<>();
-        for (int round = 0; round < ROUNDS; round++) {
-          Map<String, Result> thisRound = new HashMap<>();
-          for (SgmRuntime sgm :
-              round % 2 == 0
-                  ? new SgmRuntime[] {with, without}
-                  : new SgmRuntime[] {without, with}) {
-            if (sgm == without) {
-              awaitSemanticIndex(with).ifPresent(drains::add);
-            }
-            String side = sgm == with ? "with" : "without";
-            thisRound.put(
-                side,
-                Measurement.measure(
-                    "store " + side + " the embedder",
-                    count,
-                    k -> store(sgm, "n" + k, notes.next()),
-                    keys));
-          }
-          awaitSemanticIndex(with).ifPresent(drains::add);
-          ratios.add(
-              thisRound.get("with").opsPerSecond() / thisRound.get("without").opsPerSecond());
-          thisRound.forEach(
-              (k, r) -> best.merge(k, r, (a, b) -> a.opsPerSecond() >= b.opsPerSecond() ? a : b));
-        }
-        System.out.println("best round of each:");
-        best.get("without").print();
-        best.get("with").print();
-        Collections.sort(ratios);
-        System.out.printf(
-            Locale.ROOT,
-            "store with the embedder / without: %.2fx, median of %d paired rounds %s (target >="
-                + " 0.8x)%n",
-            ratios.get(ratios.size() / 2),
-            ratios.size(),
-            ratios.stream().map(r -> String.format(Locale.ROOT, "%.2f", r)).toList());
-        System.out.println(
-            drains.isEmpty()
-                ? "the server reports no semantic index lag, so deferred embedding (if any) is not"
-                    + " accounted for"
-                : String.format(
-                    Locale.ROOT,
-                    "deferred embedding: the semantic index took up to %.1f s to catch up after a"
-                        + " round of %,d stores",
-                    Collections.max(drains),
-                    count));
+        storeWithAndWithout(with, without, count);
       }
     }
+  }
+
+  /**
+   * Stores on each side in paired rounds, the order swapped each round, and prints the best round
+   * of each, the median ratio and how long deferred embedding took to catch up.
+   */
+  private static void storeWithAndWithout(SgmRuntime with, SgmRuntime without, int count)
+      throws Exception {
+    AgentNotes notes = new AgentNotes(7);
+    int[] keys = {0};
+    List<Double> ratios = new ArrayList<>();
+    Map<String, Result> best = new HashMap<>();
+    List<Double> drains = new ArrayList<>();
+    for (int round = 0; round < ROUNDS; round++) {
+      Map<String, Result> thisRound = new HashMap<>();
+      for (SgmRuntime sgm :
+          round % 2 == 0 ? new SgmRuntime[] {with, without} : new SgmRuntime[] {without, with}) {
+        if (sgm == without) {
+          awaitSemanticIndex(with).ifPresent(drains::add);
+        }
+        String side = sgm == with ? "with" : "without";
+        thisRound.put(
+            side,
+            Measurement.measure(
+                "store " + side + " the embedder",
+                count,
+                k -> store(sgm, "n" + k, notes.next()),
+                keys));
+      }
+      awaitSemanticIndex(with).ifPresent(drains::add);
+      ratios.add(thisRound.get("with").opsPerSecond() / thisRound.get("without").opsPerSecond());
+      thisRound.forEach(
+          (k, r) -> best.merge(k, r, (a, b) -> a.opsPerSecond() >= b.opsPerSecond() ? a : b));
+    }
+    System.out.println("best round of each:");
+    best.get("without").print();
+    best.get("with").print();
+    Collections.sort(ratios);
+    System.out.printf(
+        Locale.ROOT,
+        "store with the embedder / without: %.2fx, median of %d paired rounds %s (target >="
+            + " 0.8x)%n",
+        ratios.get(ratios.size() / 2),
+        ratios.size(),
+        ratios.stream().map(r -> String.format(Locale.ROOT, "%.2f", r)).toList());
+    System.out.println(
+        drains.isEmpty()
+            ? "the server reports no semantic index lag, so deferred embedding (if any) is not"
+                + " accounted for"
+            : String.format(
+                Locale.ROOT,
+                "deferred embedding: the semantic index took up to %.1f s to catch up after a"
+                    + " round of %,d stores",
+                Collections.max(drains),
+                count));
   }
 
   private static SgmRuntime open(Path dir, Map<String, String> extra) {

@@ -64,72 +64,79 @@ public final class HttpBenchmark {
         try (Transport baseline = new HttpTransport(same, new TrivialHandler())) {
           baseline.start();
           int basePort = ((HttpTransport) baseline).port();
-          // The JIT takes tens of seconds of load to compile the storage and server paths; without
-          // a warm-up the first rows would measure the interpreter rather than steady state.
-          System.out.printf(
-              Locale.ROOT, "warming up: %d s of reads and stores on each server%n", 2 * warmup);
-          AtomicLong sequence = new AtomicLong();
-          String run = Long.toString(System.nanoTime(), 36);
-          Callers.Call inProcessRead = Callers.inProcessRead(sgm, PROJECTS, PER_PROJECT);
-          Callers.Call inProcessStore = Callers.inProcessStore(sgm, run);
-          for (String op : List.of("read", "store")) {
-            Path script = scripts.resolve(op + ".lua");
-            wrk(basePort, script, 16, warmup / 2);
-            wrk(server.port(), script, 16, warmup / 2);
-          }
-          Callers.run(Thread.ofVirtual(), inProcessRead, 16, warmup / 4, sequence, null);
-          Callers.run(Thread.ofVirtual(), inProcessStore, 16, warmup / 4, sequence, null);
-          System.out.printf(
-              Locale.ROOT,
-              "wrk, %d s per run; records preloaded: %,d%n",
-              seconds,
-              PROJECTS * PER_PROJECT);
-          System.out.printf(
-              Locale.ROOT,
-              "%-6s %-5s %14s %10s %10s %16s %10s %8s %14s %11s%n",
-              "op",
-              "conns",
-              "sgm req/s",
-              "p50 ms",
-              "p99 ms",
-              "trivial req/s",
-              "p99 ms",
-              "ratio",
-              "in-process/s",
-              "vs in-proc");
-          for (String op : List.of("read", "store")) {
-            for (int connections : new int[] {1, 16, 128}) {
-              Path script = scripts.resolve(op + ".lua");
-              Load trivial = wrk(basePort, script, connections, seconds);
-              Load real = wrk(server.port(), script, connections, seconds);
-              Callers.Load inProcess =
-                  Callers.loadInProcess(
-                      op.equals("read") ? inProcessRead : inProcessStore,
-                      connections,
-                      seconds,
-                      sequence);
-              System.out.printf(
-                  Locale.ROOT,
-                  "%-6s %-5d %14.0f %10.2f %10.2f %16.0f %10.2f %7.2fx %14.0f %10.2fx%s%n",
-                  op,
-                  connections,
-                  real.requestsPerSecond(),
-                  real.p50Millis(),
-                  real.p99Millis(),
-                  trivial.requestsPerSecond(),
-                  trivial.p99Millis(),
-                  real.requestsPerSecond() / trivial.requestsPerSecond(),
-                  inProcess.callsPerSecond(),
-                  real.requestsPerSecond() / inProcess.callsPerSecond(),
-                  real.errors() > 0 ? "  (" + real.errors() + " errors)" : "");
-            }
-          }
-          System.out.println(
-              "targets: read >= 0.6x, store >= 0.5x of the trivial handler (\"ratio\"); \"vs"
-                  + " in-proc\" compares with the same calls made in process, without a transport");
+          measure(sgm, server.port(), basePort, scripts, seconds, warmup);
         }
       }
     }
+  }
+
+  /**
+   * Warms both servers and the in-process calls up, then prints a row for each operation at each
+   * number of connections: SGM's server against the trivial handler's, and against in process.
+   */
+  private static void measure(
+      SgmRuntime sgm, int sgmPort, int basePort, Path scripts, int seconds, int warmup)
+      throws Exception {
+    // The JIT takes tens of seconds of load to compile the storage and server paths; without
+    // a warm-up the first rows would measure the interpreter rather than steady state.
+    System.out.printf(
+        Locale.ROOT, "warming up: %d s of reads and stores on each server%n", 2 * warmup);
+    AtomicLong sequence = new AtomicLong();
+    String run = Long.toString(System.nanoTime(), 36);
+    Callers.Call inProcessRead = Callers.inProcessRead(sgm, PROJECTS, PER_PROJECT);
+    Callers.Call inProcessStore = Callers.inProcessStore(sgm, run);
+    for (String op : List.of("read", "store")) {
+      Path script = scripts.resolve(op + ".lua");
+      wrk(basePort, script, 16, warmup / 2);
+      wrk(sgmPort, script, 16, warmup / 2);
+    }
+    Callers.run(Thread.ofVirtual(), inProcessRead, 16, warmup / 4, sequence, null);
+    Callers.run(Thread.ofVirtual(), inProcessStore, 16, warmup / 4, sequence, null);
+    System.out.printf(
+        Locale.ROOT,
+        "wrk, %d s per run; records preloaded: %,d%n",
+        seconds,
+        PROJECTS * PER_PROJECT);
+    System.out.printf(
+        Locale.ROOT,
+        "%-6s %-5s %14s %10s %10s %16s %10s %8s %14s %11s%n",
+        "op",
+        "conns",
+        "sgm req/s",
+        "p50 ms",
+        "p99 ms",
+        "trivial req/s",
+        "p99 ms",
+        "ratio",
+        "in-process/s",
+        "vs in-proc");
+    for (String op : List.of("read", "store")) {
+      for (int connections : new int[] {1, 16, 128}) {
+        Path script = scripts.resolve(op + ".lua");
+        Load trivial = wrk(basePort, script, connections, seconds);
+        Load real = wrk(sgmPort, script, connections, seconds);
+        Callers.Load inProcess =
+            Callers.loadInProcess(
+                op.equals("read") ? inProcessRead : inProcessStore, connections, seconds, sequence);
+        System.out.printf(
+            Locale.ROOT,
+            "%-6s %-5d %14.0f %10.2f %10.2f %16.0f %10.2f %7.2fx %14.0f %10.2fx%s%n",
+            op,
+            connections,
+            real.requestsPerSecond(),
+            real.p50Millis(),
+            real.p99Millis(),
+            trivial.requestsPerSecond(),
+            trivial.p99Millis(),
+            real.requestsPerSecond() / trivial.requestsPerSecond(),
+            inProcess.callsPerSecond(),
+            real.requestsPerSecond() / inProcess.callsPerSecond(),
+            real.errors() > 0 ? "  (" + real.errors() + " errors)" : "");
+      }
+    }
+    System.out.println(
+        "targets: read >= 0.6x, store >= 0.5x of the trivial handler (\"ratio\"); \"vs"
+            + " in-proc\" compares with the same calls made in process, without a transport");
   }
 
   private static Path writeScripts(Path dir) throws IOException {

@@ -133,27 +133,27 @@ final class SseClients implements AutoCloseable {
       OutputStream out = socket.getOutputStream();
       out.write(request);
       out.flush();
-      Thread.ofVirtual()
-          .start(
-              () -> {
-                try (BufferedReader in =
-                    new BufferedReader(
-                        new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8))) {
-                  for (String line = in.readLine(); line != null; line = in.readLine()) {
-                    if (line.startsWith("event: ready")) {
-                      ready.countDown();
-                    } else if (arrival != null && line.startsWith("data: {\"cursor\"")) {
-                      int at = line.indexOf("\"id\":\"");
-                      if (at > 0) {
-                        arrival.arrived(
-                            line.substring(at + 6, line.indexOf('"', at + 6)), System.nanoTime());
-                      }
-                    }
-                  }
-                } catch (IOException e) {
-                  // Closed by the benchmark.
-                }
-              });
+      Thread.ofVirtual().start(() -> readLines(socket, ready, arrival));
+    }
+  }
+
+  /** Reads one connection a line at a time, on a thread of its own, until it closes. */
+  private static void readLines(Socket socket, CountDownLatch ready, Arrival arrival) {
+    try (BufferedReader in =
+        new BufferedReader(
+            new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        if (line.startsWith("event: ready")) {
+          ready.countDown();
+        } else if (arrival != null && line.startsWith("data: {\"cursor\"")) {
+          int at = line.indexOf("\"id\":\"");
+          if (at > 0) {
+            arrival.arrived(line.substring(at + 6, line.indexOf("\"", at + 6)), System.nanoTime());
+          }
+        }
+      }
+    } catch (IOException e) {
+      // Closed by the benchmark.
     }
   }
 

@@ -84,86 +84,98 @@ public final class WatchBenchmark {
         memoryPerIdleWatch(service, watchers);
         memoryPerIdleConnection(url, watchers, selector);
         throughput(service, seconds, "bench-warm");
-        double none = 0;
-        double idle = 0;
-        StringBuilder figures = new StringBuilder();
-        for (int round = 0; round < 2 * rounds; round++) {
-          // none, idle, idle, none, none, idle, ...: a steady drift weighs on both sides alike.
-          boolean withIdle = Measurement.secondSide(round);
-          double rate;
-          if (withIdle) {
-            SseClients clients =
-                SseClients.open(url, "bench-idle-watched", watchers, selector, null);
-            try {
-              rate = throughput(service, seconds, "bench-idle-" + round);
-            } finally {
-              clients.close();
-            }
-            idle += rate;
-          } else {
-            rate = throughput(service, seconds, "bench-none-" + round);
-            none += rate;
-          }
-          figures.append(String.format(Locale.ROOT, " %s %.0f", withIdle ? "idle" : "none", rate));
-        }
-        none /= rounds;
-        idle /= rounds;
-        System.out.printf(
-            Locale.ROOT,
-            "store throughput: %.0f/s with no watcher, %.0f/s with %d idle SSE watchers (ratio"
-                + " %.2f; rounds:%s)%n",
-            none,
-            idle,
-            watchers,
-            idle / none,
-            figures);
-        try (BareSseServer bare = new BareSseServer()) {
-          // The same clients and events, with no store and no HTTP server: one write per stream.
-          // Taken in turns with SGM's, event by event, so that both meet the machine alike.
-          Latency[] both =
-              latency(
-                  watchers,
-                  events,
-                  selector,
-                  new Target(
-                      url, "bench-latency", id -> service.store(CALLER, note("bench-latency", id))),
-                  new Target(bare.url(), "bench-bare", id -> bare.publish(bareFrame(id))));
-          Latency sgmLatency = both[0];
-          Latency floor = both[1];
-          System.out.printf(
-              Locale.ROOT,
-              "commit-to-delivery with %d SSE watchers, from the store call: p50 %.2f ms, p99 %.2f"
-                  + " ms, max %.2f ms (%d of %d deliveries)%n",
-              watchers,
-              sgmLatency.p50(),
-              sgmLatency.p99(),
-              sgmLatency.max(),
-              sgmLatency.delivered(),
-              sgmLatency.expected());
-          System.out.printf(
-              Locale.ROOT,
-              "  from the store call's return: p50 %.2f ms, p99 %.2f ms, max %.2f ms (%d delivered"
-                  + " before it returned)%n",
-              sgmLatency.p50FromReturn(),
-              sgmLatency.p99FromReturn(),
-              sgmLatency.maxFromReturn(),
-              sgmLatency.early());
-          System.out.printf(
-              Locale.ROOT,
-              "the machine's floor, one write per connection from %d thread(s) (no store, no HTTP"
-                  + " server), its events in turn with SGM's: p50 %.2f ms, p99 %.2f ms, max %.2f ms"
-                  + " (%d of %d deliveries); SGM from the store call / floor: p50 %.2fx, p99"
-                  + " %.2fx%n",
-              BareSseServer.writers(),
-              floor.p50(),
-              floor.p99(),
-              floor.max(),
-              floor.delivered(),
-              floor.expected(),
-              sgmLatency.p50() / floor.p50(),
-              sgmLatency.p99() / floor.p99());
-        }
+        throughputBesideIdleWatchers(service, url, watchers, seconds, rounds, selector);
+        latencyBesideTheFloor(service, url, watchers, events, selector);
       }
+    }
+  }
+
+  /** Store throughput with no watcher and with {@code watchers} idle ones, in alternate rounds. */
+  private static void throughputBesideIdleWatchers(
+      SgmService service, URI url, int watchers, int seconds, int rounds, boolean selector)
+      throws Exception {
+    double none = 0;
+    double idle = 0;
+    StringBuilder figures = new StringBuilder();
+    for (int round = 0; round < 2 * rounds; round++) {
+      // none, idle, idle, none, none, idle, ...: a steady drift weighs on both sides alike.
+      boolean withIdle = Measurement.secondSide(round);
+      double rate;
+      if (withIdle) {
+        SseClients clients = SseClients.open(url, "bench-idle-watched", watchers, selector, null);
+        try {
+          rate = throughput(service, seconds, "bench-idle-" + round);
+        } finally {
+          clients.close();
+        }
+        idle += rate;
+      } else {
+        rate = throughput(service, seconds, "bench-none-" + round);
+        none += rate;
+      }
+      figures.append(String.format(Locale.ROOT, " %s %.0f", withIdle ? "idle" : "none", rate));
+    }
+    none /= rounds;
+    idle /= rounds;
+    System.out.printf(
+        Locale.ROOT,
+        "store throughput: %.0f/s with no watcher, %.0f/s with %d idle SSE watchers (ratio"
+            + " %.2f; rounds:%s)%n",
+        none,
+        idle,
+        watchers,
+        idle / none,
+        figures);
+  }
+
+  /** Commit-to-delivery latency of SGM's watches, event by event in turn with the bare server's. */
+  private static void latencyBesideTheFloor(
+      SgmService service, URI url, int watchers, int events, boolean selector) throws Exception {
+    try (BareSseServer bare = new BareSseServer()) {
+      // The same clients and events, with no store and no HTTP server: one write per stream.
+      // Taken in turns with SGM's, event by event, so that both meet the machine alike.
+      Latency[] both =
+          latency(
+              watchers,
+              events,
+              selector,
+              new Target(
+                  url, "bench-latency", id -> service.store(CALLER, note("bench-latency", id))),
+              new Target(bare.url(), "bench-bare", id -> bare.publish(bareFrame(id))));
+      Latency sgmLatency = both[0];
+      Latency floor = both[1];
+      System.out.printf(
+          Locale.ROOT,
+          "commit-to-delivery with %d SSE watchers, from the store call: p50 %.2f ms, p99 %.2f"
+              + " ms, max %.2f ms (%d of %d deliveries)%n",
+          watchers,
+          sgmLatency.p50(),
+          sgmLatency.p99(),
+          sgmLatency.max(),
+          sgmLatency.delivered(),
+          sgmLatency.expected());
+      System.out.printf(
+          Locale.ROOT,
+          "  from the store call's return: p50 %.2f ms, p99 %.2f ms, max %.2f ms (%d delivered"
+              + " before it returned)%n",
+          sgmLatency.p50FromReturn(),
+          sgmLatency.p99FromReturn(),
+          sgmLatency.maxFromReturn(),
+          sgmLatency.early());
+      System.out.printf(
+          Locale.ROOT,
+          "the machine's floor, one write per connection from %d thread(s) (no store, no HTTP"
+              + " server), its events in turn with SGM's: p50 %.2f ms, p99 %.2f ms, max %.2f ms"
+              + " (%d of %d deliveries); SGM from the store call / floor: p50 %.2fx, p99"
+              + " %.2fx%n",
+          BareSseServer.writers(),
+          floor.p50(),
+          floor.p99(),
+          floor.max(),
+          floor.delivered(),
+          floor.expected(),
+          sgmLatency.p50() / floor.p50(),
+          sgmLatency.p99() / floor.p99());
     }
   }
 
