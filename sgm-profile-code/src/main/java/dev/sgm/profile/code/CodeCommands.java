@@ -164,32 +164,14 @@ public final class CodeCommands implements CommandProvider {
   }
 
   private static int importSymbols(CommandInput input, CommandContext context) throws IOException {
-    int batchSize;
-    try {
-      batchSize = Integer.parseInt(input.option("--batch-size"));
-    } catch (NumberFormatException e) {
-      throw SgmException.invalidRequest(
-          "--batch-size", "must be a whole number from 1 to " + BatchStoreRequest.MAX_RECORDS);
-    }
-    if (batchSize < 1 || batchSize > BatchStoreRequest.MAX_RECORDS) {
-      throw SgmException.invalidRequest(
-          "--batch-size", "must be between 1 and " + BatchStoreRequest.MAX_RECORDS);
-    }
+    int batchSize = batchSize(input);
     String file = input.argument(0);
     boolean stdin = file.equals("-");
     Path path = stdin ? null : context.workingDirectory().resolve(file);
     if (!stdin && !Files.isRegularFile(path)) {
       throw SgmException.invalidRequest("FILE", file + " is not a file");
     }
-    long total = -1;
-    if (!stdin) {
-      try (var lines = Files.lines(path, StandardCharsets.UTF_8)) {
-        total =
-            lines
-                .filter(l -> l.contains("\"_type\": \"tag\"") || l.contains("\"_type\":\"tag\""))
-                .count();
-      }
-    }
+    long total = stdin ? -1 : countTags(path);
     ObjectNode scope = context.scope(input.option("--project"), input.pairs("--scope"));
     ObjectNode provenance =
         provenance(input, context, stdin ? "ctags" : "ctags:" + path.getFileName());
@@ -206,15 +188,7 @@ public final class CodeCommands implements CommandProvider {
         if (line.isBlank()) {
           continue;
         }
-        JsonNode tag;
-        try {
-          tag = Json.parse(line);
-        } catch (SgmException e) {
-          throw SgmException.invalidRequest(
-              "FILE line " + lineNumber,
-              "is not ctags JSON (run ctags with --output-format=json): "
-                  + e.getMessage().replaceFirst("^body: ", ""));
-        }
+        JsonNode tag = parseTag(line, lineNumber);
         if (!"tag".equals(tag.path("_type").asText())) {
           continue; // pseudo-tags (!_TAG_...) describe the file, not a symbol
         }
@@ -247,6 +221,43 @@ public final class CodeCommands implements CommandProvider {
                     ? " (" + skipped + " tags without a name, kind or path skipped)"
                     : ""));
     return 0;
+  }
+
+  /** {@code --batch-size}, which a batch store's limit bounds. */
+  private static int batchSize(CommandInput input) {
+    int batchSize;
+    try {
+      batchSize = Integer.parseInt(input.option("--batch-size"));
+    } catch (NumberFormatException e) {
+      throw SgmException.invalidRequest(
+          "--batch-size", "must be a whole number from 1 to " + BatchStoreRequest.MAX_RECORDS);
+    }
+    if (batchSize < 1 || batchSize > BatchStoreRequest.MAX_RECORDS) {
+      throw SgmException.invalidRequest(
+          "--batch-size", "must be between 1 and " + BatchStoreRequest.MAX_RECORDS);
+    }
+    return batchSize;
+  }
+
+  /** How many tags the file holds, read once beforehand so that progress can show a total. */
+  private static long countTags(Path path) throws IOException {
+    try (var lines = Files.lines(path, StandardCharsets.UTF_8)) {
+      return lines
+          .filter(l -> l.contains("\"_type\": \"tag\"") || l.contains("\"_type\":\"tag\""))
+          .count();
+    }
+  }
+
+  /** One line of ctags JSON Lines output; an error names the line when it is not JSON. */
+  private static JsonNode parseTag(String line, int lineNumber) {
+    try {
+      return Json.parse(line);
+    } catch (SgmException e) {
+      throw SgmException.invalidRequest(
+          "FILE line " + lineNumber,
+          "is not ctags JSON (run ctags with --output-format=json): "
+              + e.getMessage().replaceFirst("^body: ", ""));
+    }
   }
 
   /** Stores one atomic batch; a failure names the record by how many were stored before. */

@@ -40,40 +40,15 @@ final class DiffAnalysis {
   static ObjectNode analyse(String patch) {
     List<String> lines = patch.lines().toList();
     List<HunkLines> hunkLines = checkHunks(lines);
-    UnifiedDiff diff;
-    try {
-      diff =
-          UnifiedDiffReader.parseUnifiedDiff(
-              new ByteArrayInputStream(patch.getBytes(StandardCharsets.UTF_8)));
-    } catch (IOException | RuntimeException e) {
-      throw SgmException.invalidRecord("data.patch", "is not a unified diff: " + e.getMessage());
-    }
+    UnifiedDiff diff = parse(patch);
     ArrayNode changes = Json.array();
     Set<String> paths = new LinkedHashSet<>();
     int nextHunk = 0;
     for (UnifiedDiffFile file : diff.getFiles()) {
-      String from = strip(file.getFromFile());
-      String to = strip(file.getToFile());
-      ObjectNode change = Json.object();
-      String status;
-      if (file.getRenameFrom() != null) {
-        status = "renamed";
-        change.put("path", file.getRenameTo());
-        change.put("old_path", file.getRenameFrom());
-      } else if (file.getNewFileMode() != null || from == null) {
-        status = "added";
-        change.put("path", to);
-      } else if (file.getDeletedFileMode() != null || to == null) {
-        status = "deleted";
-        change.put("path", from);
-      } else {
-        status = "modified";
-        change.put("path", to);
-      }
+      ObjectNode change = pathsAndStatus(file);
       if (change.path("path").isNull() || change.path("path").asText().isEmpty()) {
         continue; // a header-only entry the library reports for a binary file; handled below
       }
-      change.put("status", status);
       int hunks = file.getPatch().getDeltas().size();
       int added = 0;
       int removed = 0;
@@ -93,29 +68,72 @@ final class DiffAnalysis {
           "data.patch",
           "has " + hunkLines.size() + " hunks but only " + nextHunk + " belong to a file header");
     }
-    for (String binary : binaryFiles(lines)) {
+    addBinaryFiles(binaryFiles(lines), changes, paths);
+    if (paths.isEmpty()) {
+      throw SgmException.invalidRecord(
+          "data.patch", "names no file: a unified diff starts with 'diff --git' or '---' lines");
+    }
+    return result(paths, changes);
+  }
+
+  private static UnifiedDiff parse(String patch) {
+    try {
+      return UnifiedDiffReader.parseUnifiedDiff(
+          new ByteArrayInputStream(patch.getBytes(StandardCharsets.UTF_8)));
+    } catch (IOException | RuntimeException e) {
+      throw SgmException.invalidRecord("data.patch", "is not a unified diff: " + e.getMessage());
+    }
+  }
+
+  /**
+   * A file's change as far as its header tells: its path (and old path when renamed) and status;
+   * the path is null or empty for a header-only entry.
+   */
+  private static ObjectNode pathsAndStatus(UnifiedDiffFile file) {
+    String from = strip(file.getFromFile());
+    String to = strip(file.getToFile());
+    ObjectNode change = Json.object();
+    String status;
+    if (file.getRenameFrom() != null) {
+      status = "renamed";
+      change.put("path", file.getRenameTo());
+      change.put("old_path", file.getRenameFrom());
+    } else if (file.getNewFileMode() != null || from == null) {
+      status = "added";
+      change.put("path", to);
+    } else if (file.getDeletedFileMode() != null || to == null) {
+      status = "deleted";
+      change.put("path", from);
+    } else {
+      status = "modified";
+      change.put("path", to);
+    }
+    return change.put("status", status);
+  }
+
+  /**
+   * Marks the changes of {@code binary} files as such, adding one (with no hunks) for a file the
+   * library did not report, since git's binary lines carry no hunk.
+   */
+  private static void addBinaryFiles(List<String> binary, ArrayNode changes, Set<String> paths) {
+    for (String path : binary) {
       ObjectNode existing = null;
       for (var change : changes) {
-        if (change.path("path").asText().equals(binary)) {
+        if (change.path("path").asText().equals(path)) {
           existing = (ObjectNode) change;
         }
       }
       if (existing == null) {
         existing =
-            changes
-                .addObject()
-                .put("path", binary)
-                .put("hunks", 0)
-                .put("added", 0)
-                .put("removed", 0);
-        paths.add(binary);
+            changes.addObject().put("path", path).put("hunks", 0).put("added", 0).put("removed", 0);
+        paths.add(path);
       }
       existing.put("status", "binary");
     }
-    if (paths.isEmpty()) {
-      throw SgmException.invalidRecord(
-          "data.patch", "names no file: a unified diff starts with 'diff --git' or '---' lines");
-    }
+  }
+
+  /** The files touched, each file's change, and the totals over them. */
+  private static ObjectNode result(Set<String> paths, ArrayNode changes) {
     ObjectNode result = Json.object();
     ArrayNode files = result.putArray("files");
     paths.forEach(files::add);
