@@ -57,9 +57,15 @@ final class HistoryProfile implements Profile {
 
   @Override
   public List<ProfileOperation> operations() {
+    List<ProfileOperation> operations = new ArrayList<>(versionOperations());
+    operations.addAll(snapshotOperations());
+    return List.copyOf(operations);
+  }
+
+  /** {@code history.*}: the versions of one record. */
+  private List<ProfileOperation> versionOperations() {
     ObjectNode version =
         JsonSchemas.integer("A version number; default the latest.", 1, Long.MAX_VALUE);
-    ObjectNode name = JsonSchemas.text("The snapshot's name.");
     return List.of(
         ProfileOperation.named("history.versions")
             .title("List the versions of a record")
@@ -95,7 +101,13 @@ final class HistoryProfile implements Profile {
             .request(record().build())
             .effects(OperationEffects.WRITE)
             .response(Responses.undelete())
-            .body(this::undelete),
+            .body(this::undelete));
+  }
+
+  /** {@code snapshots.*}: named states of a scope. */
+  private List<ProfileOperation> snapshotOperations() {
+    ObjectNode name = JsonSchemas.text("The snapshot's name.");
+    return List.of(
         ProfileOperation.named("snapshots.create")
             .title("Take a snapshot of a scope")
             .description(
