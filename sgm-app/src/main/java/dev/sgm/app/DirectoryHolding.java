@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Set;
@@ -38,6 +39,38 @@ record DirectoryHolding(
   /** A store this process alone uses: in memory, or a storage that is not shared. */
   static DirectoryHolding unshared(SgmRuntime runtime) {
     return new DirectoryHolding(runtime, null, null, null, null);
+  }
+
+  /**
+   * Whether another process holds {@code directory} now (has its lock): then it is shared, whatever
+   * storage it keeps, and reaching it needs no plugin. Read without disturbing a lock this process
+   * has.
+   */
+  static boolean heldElsewhere(Path directory) {
+    Path real;
+    try {
+      real = directory.toRealPath();
+    } catch (IOException e) {
+      return false;
+    }
+    Path lock = real.resolve(LocalChannel.LOCK_FILE);
+    synchronized (HELD_HERE) {
+      if (HELD_HERE.contains(real) || !Files.exists(lock)) {
+        return false;
+      }
+      try (FileChannel channel = FileChannel.open(lock, StandardOpenOption.WRITE)) {
+        FileLock held = channel.tryLock();
+        if (held == null) {
+          return true;
+        }
+        held.release();
+        return false;
+      } catch (OverlappingFileLockException e) {
+        return true;
+      } catch (IOException e) {
+        return false;
+      }
+    }
   }
 
   /** Holds the directory, or connects to its holder, waiting for one to answer. */

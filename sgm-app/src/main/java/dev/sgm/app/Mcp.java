@@ -27,7 +27,11 @@ final class Mcp implements Callable<Integer> {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
   @Mixin Connection connection;
 
-  @Option(names = "--project", description = "The default project scope of the agent's records.")
+  @Option(
+      names = "--project",
+      description =
+          "The default project scope of the agent's records (default: SGM_PROJECT, else the git"
+              + " repository's name where it runs, else the directory's).")
   String project;
 
   @Option(
@@ -41,14 +45,11 @@ final class Mcp implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    ObjectNode defaultScope = null;
-    if (project != null || !scope.isEmpty()) {
-      defaultScope = Json.object();
-      if (project != null) {
-        defaultScope.put("project", project);
-      }
-      scope.forEach(defaultScope::put);
-    }
+    // With no --project, the project is where the agent runs, so that one MCP entry in the user's
+    // settings serves every repository.
+    ObjectNode defaultScope = Json.object();
+    defaultScope.put("project", project != null ? project : WorkingProject.here().name());
+    scope.forEach(defaultScope::put);
     StdioServerProvider mcp =
         StdioServerProvider.named("mcp")
             .orElseThrow(

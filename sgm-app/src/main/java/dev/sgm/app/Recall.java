@@ -30,7 +30,9 @@ final class Recall implements Callable<Integer> {
 
   @Option(
       names = "--project",
-      description = "The project to ask (default: SGM_PROJECT, else the current directory's name).")
+      description =
+          "The project to ask (default: SGM_PROJECT, else the git repository's name, else the"
+              + " directory's).")
   String project;
 
   @Option(

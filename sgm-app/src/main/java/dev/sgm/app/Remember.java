@@ -35,7 +35,9 @@ final class Remember extends OperationCommand {
 
   @Option(
       names = "--project",
-      description = "The project scope (default: SGM_PROJECT, else the current directory's name).")
+      description =
+          "The project scope (default: SGM_PROJECT, else the git repository's name, else the"
+              + " directory's).")
   String project;
 
   @Option(
@@ -78,13 +80,11 @@ final class Remember extends OperationCommand {
     return request;
   }
 
+  /**
+   * The project where this runs: SGM_PROJECT, else the git repository's name, else the folder's.
+   */
   static String defaultProject() {
-    String fromEnv = System.getenv("SGM_PROJECT");
-    if (fromEnv != null && !fromEnv.isBlank()) {
-      return fromEnv;
-    }
-    java.nio.file.Path cwd = java.nio.file.Path.of("").toAbsolutePath().getFileName();
-    return cwd == null ? "default" : cwd.toString();
+    return WorkingProject.here().name();
   }
 
   static String defaultAgent() {

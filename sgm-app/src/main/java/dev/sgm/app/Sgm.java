@@ -41,6 +41,7 @@ import picocli.CommandLine.ScopeType;
       Call.class,
       Remember.class,
       Recall.class,
+      Context.class,
       Watch.class,
       Transfer.Export.class,
       Transfer.Import.class,

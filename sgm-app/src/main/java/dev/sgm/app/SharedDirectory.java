@@ -88,8 +88,11 @@ final class SharedDirectory implements SgmClient, AutoCloseable {
    * #call}.
    */
   static SharedDirectory open(Config config, String origin) {
+    // A directory another process holds is shared, and reached without loading a plugin; one
+    // this process would open is shared if its storage is kept by one process at a time.
     if (config.getBoolean(ConfigLoader.STORAGE_MEMORY, false)
-        || !SgmRuntime.storageIsOneProcessAtATime(config)) {
+        || (!DirectoryHolding.heldElsewhere(Path.of(config.get(ConfigLoader.DATA_DIR, ".")))
+            && !SgmRuntime.storageIsOneProcessAtATime(config))) {
       SharedDirectory unshared = new SharedDirectory(config, origin, null, null);
       unshared.state = DirectoryHolding.unshared(Sgm.openRuntime(config));
       return unshared;

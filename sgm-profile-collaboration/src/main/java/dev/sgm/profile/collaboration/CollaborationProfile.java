@@ -25,6 +25,7 @@ final class CollaborationProfile implements Profile {
   private final Statuses statuses;
   private final Tasks tasks;
   private final Handoffs handoffs;
+  private final Briefs briefs;
 
   /** The owned types by name, in the order discovery lists them. */
   private final Map<String, OwnedType> types = new LinkedHashMap<>();
@@ -35,6 +36,7 @@ final class CollaborationProfile implements Profile {
     this.statuses = new Statuses(context);
     this.tasks = new Tasks(context, leases);
     this.handoffs = new Handoffs(context);
+    this.briefs = new Briefs(context);
     for (OwnedType type : List.of(new Decisions(), rules, statuses, tasks, handoffs)) {
       types.put(type.recordType().name(), type);
     }
@@ -72,8 +74,9 @@ final class CollaborationProfile implements Profile {
 
   @Override
   public List<ProfileOperation> operations() {
-    return Stream.of(tasks, rules, statuses, handoffs)
-        .flatMap(type -> type.operations().stream())
+    return Stream.concat(
+            Stream.of(tasks, rules, statuses, handoffs).flatMap(type -> type.operations().stream()),
+            Stream.of(briefs.operation()))
         .toList();
   }
 
