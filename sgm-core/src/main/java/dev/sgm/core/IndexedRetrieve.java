@@ -153,7 +153,7 @@ final class IndexedRetrieve {
     List<String> fields = new ArrayList<>();
     List<String> withheldFields = new ArrayList<>();
     for (FieldValue filter : RecordIndexer.filters(query)) {
-      (withheld(filter.path()) ? withheldFields : fields).add(SearchFollower.fieldKey(filter));
+      (withheld(filter.path()) ? withheldFields : fields).add(IndexDocuments.fieldKey(filter));
     }
     return SearchQuery.of(query.text(), SearchQuery.Ranking.valueOf(mode.name()), query.limit())
         .scopes(scopes(query))

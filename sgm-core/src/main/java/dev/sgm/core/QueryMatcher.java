@@ -88,7 +88,7 @@ final class QueryMatcher {
                 RecordIndex.NONE,
                 i + 1,
                 0);
-        index.put(SearchFollower.indexed(row, record.view(), null, 0));
+        index.put(IndexDocuments.of(row, record.view(), null, 0));
       }
       index.refresh();
       SearchResult found =

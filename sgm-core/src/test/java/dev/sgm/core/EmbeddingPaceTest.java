@@ -12,19 +12,19 @@ class EmbeddingPaceTest {
   @Test
   void aSmallBatchTakenWhileCallersComeRestsFourTimesItsLength() {
     // One fifth of the time embedding, four fifths resting.
-    assertEquals(20, SearchFollower.restMillis(true, true, 5 * MILLIS));
+    assertEquals(20, EmbeddingQueue.restMillis(true, true, 5 * MILLIS));
   }
 
   @Test
   void aLargeBatchTakenWhileIdleDoesNotRestWhenASearchCameMeanwhile() {
     // A 64-text batch takes about 300 ms; resting 1.2 s after it because one search came held a
     // backlog to about 40 texts a second under a caller that searches once a second.
-    assertEquals(0, SearchFollower.restMillis(false, true, 300 * MILLIS));
+    assertEquals(0, EmbeddingQueue.restMillis(false, true, 300 * MILLIS));
   }
 
   @Test
   void nothingRestsOnceTheCallersHaveGone() {
-    assertEquals(0, SearchFollower.restMillis(true, false, 5 * MILLIS));
-    assertEquals(0, SearchFollower.restMillis(false, false, 300 * MILLIS));
+    assertEquals(0, EmbeddingQueue.restMillis(true, false, 5 * MILLIS));
+    assertEquals(0, EmbeddingQueue.restMillis(false, false, 300 * MILLIS));
   }
 }

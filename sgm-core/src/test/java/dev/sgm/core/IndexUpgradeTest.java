@@ -73,6 +73,6 @@ class IndexUpgradeTest {
       }
       assertEquals(30, found.size(), "found after the upgrade: " + found);
     }
-    assertEquals(SearchFollower.FORMAT, SearchIndex.committedData(index).get("sgm.format"));
+    assertEquals(IndexCommitData.FORMAT, SearchIndex.committedData(index).get("sgm.format"));
   }
 }

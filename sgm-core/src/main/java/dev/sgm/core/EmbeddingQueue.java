@@ -1,0 +1,259 @@
+package dev.sgm.core;
+
+import dev.sgm.api.spi.Embedder;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Embeds what records say on a thread of its own, so that embedding never sits on the write path:
+ * the follower queues the text of each record it indexes, this thread embeds it, and the follower
+ * takes the finished embeddings back into the index. While callers are active it yields the
+ * processor to them.
+ */
+final class EmbeddingQueue implements AutoCloseable {
+  private static final System.Logger LOG = System.getLogger(EmbeddingQueue.class.getName());
+
+  private static final int EMBED_BATCH = 64;
+
+  /**
+   * The most finished embeddings one step puts into the index, and the most that wait for it: the
+   * embedding thread pauses beyond that. A fast model would otherwise run far ahead of the index's
+   * graph, and the follower would take ever larger lots, each a longer step and more memory.
+   */
+  static final int APPLY_BATCH = 1024;
+
+  /**
+   * While writes or searches are coming in, embedding runs at most this share of the time, in small
+   * batches: a model uses the processors heavily, and the callers come first. Idle, it runs flat
+   * out in large batches.
+   */
+  private static final double SHARE_WHILE_BUSY = 0.2;
+
+  /**
+   * One text at a time while busy, so that a passage takes one processor and leaves the other to
+   * the callers (store with the embedder 0.91x of without, against 0.78-0.81x in batches of 8).
+   */
+  private static final int EMBED_BATCH_WHILE_BUSY = 1;
+
+  /** How long after the last write or search the embedding thread still counts them as coming. */
+  private static final long BUSY_NANOS = 500_000_000L;
+
+  /** A record's embedding, with the text it was made of. */
+  record Embedded(long rowKey, String text, float[] vector) {}
+
+  private final Embedder embedder;
+  private final Runnable onReady;
+  private final Object monitor = new Object();
+
+  /** Records waiting for an embedding: row key to the text to embed. */
+  private final LinkedHashMap<Long, String> toEmbed = new LinkedHashMap<>();
+
+  /** Embeddings made and not yet taken by the follower. */
+  private final List<Embedded> embedded = new ArrayList<>();
+
+  private int embeddingNow;
+
+  /** Embeddings taken by the follower (being put into the index), not yet searchable. */
+  private int applyingNow;
+
+  /**
+   * When this process last committed a write or began a search, for yielding the processor to them.
+   */
+  private volatile long lastForeground;
+
+  private volatile boolean closed;
+  private Thread thread;
+
+  /**
+   * @param embedder the model
+   * @param onReady called, on the embedding thread, when embeddings are ready to be taken
+   */
+  EmbeddingQueue(Embedder embedder, Runnable onReady) {
+    this.embedder = embedder;
+    this.onReady = onReady;
+  }
+
+  /** Starts the embedding thread. */
+  void start() {
+    thread = Thread.ofPlatform().daemon().name("sgm-embedding").start(this::embedLoop);
+  }
+
+  /** A write committed or a search began: embedding yields to the callers for a while. */
+  void callerActive() {
+    lastForeground = System.nanoTime();
+  }
+
+  /** Queues {@code text} to embed for the record {@code rowKey}, in place of any queued before. */
+  void enqueue(long rowKey, String text) {
+    synchronized (monitor) {
+      toEmbed.remove(rowKey);
+      toEmbed.put(rowKey, text);
+      monitor.notifyAll();
+    }
+  }
+
+  /** Drops every queued text and finished embedding: the index is rebuilt from scratch. */
+  void clear() {
+    synchronized (monitor) {
+      toEmbed.clear();
+      embedded.clear();
+    }
+  }
+
+  /** Whether finished embeddings wait to be taken. */
+  boolean hasReady() {
+    synchronized (monitor) {
+      return !embedded.isEmpty();
+    }
+  }
+
+  /**
+   * Takes up to {@link #APPLY_BATCH} finished embeddings, oldest first, which count as pending
+   * until {@link #applied} (or are {@linkplain #giveBack given back}); empty when there are none.
+   */
+  List<Embedded> takeReady() {
+    synchronized (monitor) {
+      if (embedded.isEmpty()) {
+        return List.of();
+      }
+      List<Embedded> first = embedded.subList(0, Math.min(APPLY_BATCH, embedded.size()));
+      List<Embedded> ready = new ArrayList<>(first);
+      first.clear();
+      applyingNow += ready.size();
+      monitor.notifyAll(); // the embedding thread may wait for room
+      return ready;
+    }
+  }
+
+  /** Puts embeddings taken by {@link #takeReady} back in front, to be taken again. */
+  void giveBack(List<Embedded> ready) {
+    synchronized (monitor) {
+      embedded.addAll(0, ready);
+      applyingNow -= ready.size();
+    }
+  }
+
+  /** Every embedding taken so far is searchable now, or was dropped: none of them is pending. */
+  void applied() {
+    synchronized (monitor) {
+      applyingNow = 0;
+    }
+  }
+
+  /** Records queued, being embedded, or embedded and not yet searchable. */
+  int pending() {
+    synchronized (monitor) {
+      return toEmbed.size() + embeddingNow + embedded.size() + applyingNow;
+    }
+  }
+
+  private void embedLoop() {
+    try {
+      // Loads the model now, off the path of the first query.
+      embedder.dimensions();
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.ERROR, "the embedding model cannot be loaded", e);
+      return;
+    }
+    while (!closed) {
+      boolean busy = System.nanoTime() - lastForeground < BUSY_NANOS;
+      Map<Long, String> batch;
+      try {
+        batch = nextBatch(busy ? EMBED_BATCH_WHILE_BUSY : EMBED_BATCH);
+      } catch (InterruptedException e) {
+        return;
+      }
+      if (batch.isEmpty()) {
+        continue;
+      }
+      long started = System.nanoTime();
+      List<Embedded> done = embed(batch);
+      synchronized (monitor) {
+        embedded.addAll(done);
+        embeddingNow = 0;
+        monitor.notifyAll();
+      }
+      onReady.run();
+      long now = System.nanoTime();
+      long rest = restMillis(busy, now - lastForeground < BUSY_NANOS, now - started);
+      if (rest > 0) {
+        sleep(rest);
+      }
+    }
+  }
+
+  /**
+   * Waits for texts to embed and for room for their embeddings, and takes up to {@code size} of
+   * them; empty when closed meanwhile.
+   */
+  private Map<Long, String> nextBatch(int size) throws InterruptedException {
+    Map<Long, String> batch = new LinkedHashMap<>();
+    synchronized (monitor) {
+      while ((toEmbed.isEmpty() || embedded.size() >= APPLY_BATCH) && !closed) {
+        monitor.wait(1000);
+      }
+      Iterator<Map.Entry<Long, String>> it = toEmbed.entrySet().iterator();
+      while (it.hasNext() && batch.size() < size) {
+        Map.Entry<Long, String> next = it.next();
+        batch.put(next.getKey(), next.getValue());
+        it.remove();
+      }
+      embeddingNow = batch.size();
+    }
+    return batch;
+  }
+
+  /** The embeddings of {@code batch}; none when the model fails, which is logged. */
+  private List<Embedded> embed(Map<Long, String> batch) {
+    List<Embedded> done = new ArrayList<>(batch.size());
+    try {
+      List<float[]> vectors = embedder.embedPassages(new ArrayList<>(batch.values()));
+      int i = 0;
+      for (Map.Entry<Long, String> e : batch.entrySet()) {
+        done.add(new Embedded(e.getKey(), e.getValue(), vectors.get(i++)));
+      }
+    } catch (RuntimeException e) {
+      LOG.log(System.Logger.Level.ERROR, "embedding failed; these records stay lexical only", e);
+    }
+    return done;
+  }
+
+  /**
+   * How long the embedding thread rests after a batch that took {@code spentNanos}: while callers
+   * keep coming, a small batch taken for them is followed by a rest that holds embedding to {@link
+   * #SHARE_WHILE_BUSY} of the time. A large batch taken while idle is not: resting four times its
+   * length because one search came meanwhile held a backlog to a fraction of its pace under a
+   * caller that searches once a second; the next batch is small and rests instead.
+   */
+  static long restMillis(boolean takenWhileBusy, boolean busyNow, long spentNanos) {
+    if (!takenWhileBusy || !busyNow) {
+      return 0;
+    }
+    return (long) (spentNanos * (1 - SHARE_WHILE_BUSY) / SHARE_WHILE_BUSY / 1_000_000);
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Stops the embedding thread after the batch in hand, waiting for it a while. */
+  @Override
+  public void close() {
+    closed = true;
+    if (thread == null) {
+      return;
+    }
+    try {
+      thread.join(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
