@@ -3,8 +3,9 @@
 // pinned to 2026-07-28, over stdio (spawning `sgm mcp` on a shared data directory) and over
 // Streamable HTTP. In each: the era agreed, the server's instructions, tools that describe
 // themselves (output schemas, annotations, titles), stores and recalls whose structured results
-// the client validates against those schemas, a resource read, and a subscription
-// (subscriptions/listen in 2026, resources/subscribe in 2025) that sees another agent's store.
+// the client validates against those schemas, a resource read, the brief (a prompt and a
+// resource), and a subscription (subscriptions/listen in 2026, resources/subscribe in 2025) that
+// sees another agent's store.
 // Usage: node mcp-client-v2.mjs SGM_BIN HTTP_ENDPOINT DATA_DIR
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -113,6 +114,16 @@ async function run(mode, kind) {
   const uri = `sgm://record/${encodeURIComponent(`project=${project}`)}/note-1`;
   const resource = await a.readResource({ uri });
   check(`${tag}: read a record as a resource`, JSON.parse(resource.contents[0].text).content.includes("Maven"), resource);
+
+  // The brief: a prompt with budget and query arguments, and a resource of the project's.
+  const prompts = await a.listPrompts();
+  const context = prompts.prompts.find((p) => p.name === "sgm_context");
+  check(`${tag}: the brief is a prompt`, context && context.arguments.some((x) => x.name === "budget"), prompts);
+  const brief = await a.getPrompt({ name: "sgm_context", arguments: { budget: "400", query: "maven" } });
+  const briefText = brief.messages[0].content.text;
+  check(`${tag}: the prompt gives the brief of the session's project`, briefText.startsWith(`# SGM brief · project ${project}`) && briefText.includes("Maven") && Buffer.byteLength(briefText) <= 1200, briefText);
+  const briefResource = await a.readResource({ uri: `sgm://context/${encodeURIComponent(project)}` });
+  check(`${tag}: the brief is a resource`, briefResource.contents[0].mimeType === "text/markdown" && briefResource.contents[0].text.includes("Maven"), briefResource);
 
   // Another agent stores in the same project; the subscription sees it.
   const b = client(mode, "agent-b");

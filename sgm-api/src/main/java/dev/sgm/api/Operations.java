@@ -4,7 +4,7 @@ package dev.sgm.api;
  * The wire names of the core operations, for code that calls one by name: clients, transports'
  * conveniences and commands. The operations themselves (what each takes, answers and does) are
  * declared once, in the core; a profile's operations are named only in their profile's
- * declarations.
+ * declarations, but for the brief, which clients ask for by name.
  */
 public final class Operations {
   public static final String DISCOVER = "discover";
@@ -20,6 +20,12 @@ public final class Operations {
   public static final String TOKENS_CREATE = "tokens.create";
   public static final String TOKENS_LIST = "tokens.list";
   public static final String TOKENS_REVOKE = "tokens.revoke";
+
+  /**
+   * The brief for a session (the collaboration profile's), which the command line ({@code sgm
+   * context}, the agents' hooks) and MCP (the prompt {@code sgm_context}) ask for by name.
+   */
+  public static final String CONTEXT_BRIEF = "context.brief";
 
   private Operations() {}
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BriefBudget;
 import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
+import dev.sgm.api.Operations;
 import dev.sgm.api.SgmException;
 import dev.sgm.core.ConfigLoader;
 import java.nio.file.Files;
@@ -23,7 +24,7 @@ import java.util.concurrent.TimeoutException;
  */
 final class Briefing {
   /** The operation that writes the brief, which the collaboration profile provides. */
-  static final String OPERATION = "context.brief";
+  static final String OPERATION = Operations.CONTEXT_BRIEF;
 
   /** How long a holder or server has to answer. */
   static final Duration ANSWER = Duration.ofSeconds(2);

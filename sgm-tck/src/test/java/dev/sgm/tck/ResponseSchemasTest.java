@@ -424,6 +424,11 @@ class ResponseSchemasTest {
     for (JsonNode response : responses.subList(3, 6)) {
       assertTrue(response.toString().contains("\"redacted\":true"), response::toString);
     }
+    // A brief spends no budget on what the clearance withholds: the handoff is confidential.
+    JsonNode brief = low.call("context.brief", request(scope, "{'agent': 'a', 'budget': 400}"));
+    assertEquals("handoffs", brief.path("sections").get(0).path("name").asText());
+    assertEquals(0, brief.path("sections").get(0).path("shown").size(), brief::toString);
+    client.call("context.brief", request(scope, "{'agent': 'a'}"));
 
     boolean example = false;
     for (JsonNode operation : operations()) {

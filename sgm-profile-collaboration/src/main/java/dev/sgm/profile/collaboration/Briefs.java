@@ -9,6 +9,7 @@ import dev.sgm.api.Caller;
 import dev.sgm.api.Json;
 import dev.sgm.api.JsonSchemas;
 import dev.sgm.api.MemoryRecord;
+import dev.sgm.api.Operations;
 import dev.sgm.api.RequestReader;
 import dev.sgm.api.RetrieveQuery;
 import dev.sgm.api.RetrieveResult;
@@ -35,7 +36,7 @@ import java.util.Set;
  * shows only what the caller may read.
  */
 final class Briefs {
-  static final String OPERATION = "context.brief";
+  static final String OPERATION = Operations.CONTEXT_BRIEF;
   static final int DEFAULT_BUDGET = BriefBudget.DEFAULT;
   static final int MIN_BUDGET = BriefBudget.MIN;
   static final int MAX_BUDGET = BriefBudget.MAX;

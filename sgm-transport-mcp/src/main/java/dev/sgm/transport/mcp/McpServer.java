@@ -49,6 +49,7 @@ public final class McpServer {
           + " one).";
 
   private final McpTools tools;
+  private final McpBriefs briefs;
   private final SgmClient backend;
   private final String version;
 
@@ -60,6 +61,7 @@ public final class McpServer {
   public McpServer(SgmClient backend, List<OperationDescriptor> operations, String version) {
     this.backend = backend;
     this.tools = new McpTools(backend, operations);
+    this.briefs = new McpBriefs(backend, operations);
     this.version = version;
   }
 
@@ -167,7 +169,7 @@ public final class McpServer {
       case "resources/list" -> complete(id, listResources(params, defaults), false);
       case "resources/read" -> {
         try {
-          yield complete(id, readResource(params), false);
+          yield complete(id, readResource(params, defaults), false);
         } catch (SgmException e) {
           ObjectNode data = Json.object().put("uri", params.path("uri").asText(""));
           yield Reply.of(
@@ -181,12 +183,14 @@ public final class McpServer {
       case "resources/templates/list" -> complete(id, templates(), true);
       case "prompts/list" -> complete(id, prompts(), true);
       case "prompts/get" ->
-          Reply.of(
-              error(
-                  id,
-                  INVALID_PARAMS,
-                  "Unknown prompt: " + params.path("name").asText(""),
-                  Json.object().put("name", params.path("name").asText(""))));
+          briefs.isPrompt(params.path("name").asText(""))
+              ? complete(id, briefs.prompt(params, defaults), false)
+              : Reply.of(
+                  error(
+                      id,
+                      INVALID_PARAMS,
+                      "Unknown prompt: " + params.path("name").asText(""),
+                      Json.object().put("name", params.path("name").asText(""))));
       case "subscriptions/listen" -> listen(id, params, connection);
       default ->
           new Reply(
@@ -305,11 +309,14 @@ public final class McpServer {
         }
         yield Reply.of(result(id, listResources(params, defaults)));
       }
-      case "resources/read" -> Reply.of(result(id, readResource(params)));
+      case "resources/read" -> Reply.of(result(id, readResource(params, defaults)));
       case "resources/templates/list" -> Reply.of(result(id, templates()));
       case "prompts/list" -> Reply.of(result(id, prompts()));
       case "prompts/get" ->
-          Reply.of(error(id, INVALID_PARAMS, "Unknown prompt: " + params.path("name").asText("")));
+          briefs.isPrompt(params.path("name").asText(""))
+              ? Reply.of(result(id, briefs.prompt(params, defaults)))
+              : Reply.of(
+                  error(id, INVALID_PARAMS, "Unknown prompt: " + params.path("name").asText("")));
       case "resources/subscribe", "resources/unsubscribe" -> {
         McpSubscriptions subscribed = connection.legacySubscriptions();
         if (subscribed == null) {
@@ -427,14 +434,20 @@ public final class McpServer {
               .asText(record.path("type").asText() + " " + record.path("id").asText()));
       resource.put("mimeType", "application/json");
     }
+    if (!params.hasNonNull("cursor")) {
+      briefs.addResource(resources, defaults);
+    }
     if (page.hasNonNull("next_cursor")) {
       result.set("nextCursor", page.get("next_cursor"));
     }
     return result;
   }
 
-  private ObjectNode readResource(JsonNode params) {
+  private ObjectNode readResource(JsonNode params, McpDefaults defaults) {
     String uri = params.path("uri").asText("");
+    if (briefs.isResource(uri)) {
+      return briefs.read(uri, defaults);
+    }
     String prefix = "sgm://record/";
     int slash = uri.indexOf('/', prefix.length());
     if (!uri.startsWith(prefix) || slash < 0) {
@@ -468,13 +481,11 @@ public final class McpServer {
     return result;
   }
 
-  private static ObjectNode prompts() {
-    ObjectNode result = Json.object();
-    result.putArray("prompts");
-    return result;
+  private ObjectNode prompts() {
+    return briefs.prompts();
   }
 
-  private static ObjectNode templates() {
+  private ObjectNode templates() {
     ObjectNode result = Json.object();
     ObjectNode template = result.putArray("resourceTemplates").addObject();
     template.put("uriTemplate", "sgm://record/{scope}/{id}");
@@ -483,6 +494,7 @@ public final class McpServer {
         "description",
         "One record: scope as key=value pairs joined by ';', URL-encoded, then its id.");
     template.put("mimeType", "application/json");
+    briefs.addTemplate(result.withArray("resourceTemplates"));
     return result;
   }
 }

@@ -111,8 +111,9 @@ class McpProtocolTest {
         new McpClient(McpServers.shared().endpoint() + "?project=resources-mcp&agent=a");
     tool(client, "sgm_store", "{\"id\":\"r1\",\"content\":\"a resource\"}");
     JsonNode resources = client.rpc("resources/list", Json.object()).path("resources");
-    assertEquals(1, resources.size());
+    assertEquals(2, resources.size(), "the record and the project's brief: " + resources);
     String uri = resources.get(0).path("uri").asText();
+    assertEquals("sgm://context/resources-mcp", resources.get(1).path("uri").asText());
     JsonNode read = client.rpc("resources/read", Json.object().put("uri", uri));
     assertEquals(
         "a resource",
@@ -125,6 +126,51 @@ class McpProtocolTest {
             .get(0)
             .path("uriTemplate")
             .asText());
+  }
+
+  @Test
+  void theBriefIsAPromptAndAResource() throws Exception {
+    McpClient client =
+        new McpClient(McpServers.shared().endpoint() + "?project=brief-mcp&agent=claude");
+    tool(
+        client,
+        "sgm_store",
+        "{\"record\":{\"id\":\"r1\",\"type\":\"rule\",\"provenance\":{\"agent\":\"lead\"},"
+            + "\"data\":{\"statement\":\"Never push to main.\",\"severity\":\"must\"}}}");
+    JsonNode prompts = client.rpc("prompts/list", Json.object()).path("prompts");
+    assertEquals("sgm_context", prompts.get(0).path("name").asText(), prompts.toString());
+    List<String> arguments = new ArrayList<>();
+    prompts.get(0).path("arguments").forEach(a -> arguments.add(a.path("name").asText()));
+    assertTrue(arguments.containsAll(List.of("budget", "query")), arguments.toString());
+
+    JsonNode prompt =
+        client.rpc(
+            "prompts/get",
+            Json.parse("{\"name\":\"sgm_context\",\"arguments\":{\"budget\":\"300\"}}"));
+    JsonNode message = prompt.path("messages").get(0);
+    assertEquals("user", message.path("role").asText());
+    String text = message.path("content").path("text").asText();
+    assertTrue(text.startsWith("# SGM brief · project brief-mcp · for claude"), text);
+    assertTrue(text.contains("Never push to main."), text);
+    assertTrue(text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= 900, text);
+
+    JsonNode read =
+        client.rpc("resources/read", Json.object().put("uri", "sgm://context/brief-mcp"));
+    JsonNode content = read.path("contents").get(0);
+    assertEquals("text/markdown", content.path("mimeType").asText());
+    assertTrue(content.path("text").asText().contains("Never push to main."), read.toString());
+
+    dev.sgm.api.SgmException bad =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            dev.sgm.api.SgmException.class,
+            () ->
+                client.rpc(
+                    "prompts/get",
+                    Json.parse("{\"name\":\"sgm_context\",\"arguments\":{\"budget\":\"lots\"}}")));
+    assertTrue(bad.getMessage().contains("budget"), bad.getMessage());
+    JsonNode templates =
+        client.rpc("resources/templates/list", Json.object()).path("resourceTemplates");
+    assertEquals("sgm://context/{project}", templates.get(1).path("uriTemplate").asText());
   }
 
   private static int status(String method, String origin, String host, String session)
