@@ -84,8 +84,8 @@ final class ReadYourWrites {
   }
 
   /**
-   * The index shows every commit counted by {@link #commitsMade} when the follower's step began,
-   * {@code made}.
+   * Searches now see every commit counted when the follower's step began ({@code made}, as {@link
+   * #commitsMade} said then).
    */
   void shown(long made) {
     commitsShown = made;
@@ -111,7 +111,7 @@ final class ReadYourWrites {
     }
   }
 
-  /** The follower failed: the searches waiting for it are told now, not at their deadline. */
+  /** The follower failed: wakes the searches waiting for it, which fail at once. */
   void failed() {
     synchronized (monitor) {
       monitor.notifyAll();
