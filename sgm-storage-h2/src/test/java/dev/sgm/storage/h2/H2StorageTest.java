@@ -1,9 +1,9 @@
-package dev.sgm.tck;
+package dev.sgm.storage.h2;
 
 import dev.sgm.api.spi.Config;
 import dev.sgm.api.spi.Storage;
 import dev.sgm.api.spi.StorageContext;
-import dev.sgm.storage.h2.H2StorageProvider;
+import dev.sgm.tck.storage.StorageTck;
 import java.nio.file.Path;
 import java.util.UUID;
 

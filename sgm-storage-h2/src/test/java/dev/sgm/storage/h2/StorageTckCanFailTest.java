@@ -1,4 +1,4 @@
-package dev.sgm.tck;
+package dev.sgm.storage.h2;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,6 +17,7 @@ import dev.sgm.api.spi.StoredRecord;
 import dev.sgm.api.spi.TokenStore;
 import dev.sgm.api.spi.VersionEntry;
 import dev.sgm.api.spi.WriteLog;
+import dev.sgm.tck.storage.StorageTck;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Collection;

@@ -6,7 +6,7 @@ import dev.sgm.api.Scope;
 import dev.sgm.api.spi.Config;
 import dev.sgm.api.spi.Storage;
 import dev.sgm.api.spi.StorageContext;
-import dev.sgm.tck.StorageTck;
+import dev.sgm.tck.storage.StorageTck;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,4 +1,4 @@
-package dev.sgm.tck;
+package dev.sgm.tck.storage;
 
 import dev.sgm.api.Scope;
 import dev.sgm.api.ScopeMode;

@@ -1,4 +1,4 @@
-package dev.sgm.tck;
+package dev.sgm.tck.storage;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package dev.sgm.tck;
+package dev.sgm.tck.storage;
 
 import dev.sgm.api.spi.Storage;
 
@@ -15,8 +15,11 @@ import dev.sgm.api.spi.Storage;
  * work ({@link StorageRecordsTck}), the change log and its sequence ({@link StorageChangeLogTck}),
  * live rows and queries ({@link StorageQueriesTck}), versions and snapshots ({@link
  * StorageHistoryTck}), content and tokens ({@link StorageContentTck}), and the store's identity,
- * durability and health ({@link StorageLifecycleTck}). They are not nested here for the reason
- * {@link ContractTck} gives: build tools run every test a class inherits, but not always the tests
- * nested in a class it inherits.
+ * durability and health ({@link StorageLifecycleTck}). They are not nested here: build tools run
+ * every test a class inherits, but not always the tests nested in a class it inherits.
+ *
+ * <p>A module of its own, apart from the protocol suites of {@code sgm-tck}, so that each storage
+ * plugin runs it from its own tests: {@code sgm-tck} runs its suites on the engine over the {@code
+ * h2} storage, and the {@code h2} storage could not depend on it back.
  */
 public abstract class StorageTck extends StorageLifecycleTck {}
