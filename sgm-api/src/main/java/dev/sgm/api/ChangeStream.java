@@ -20,7 +20,8 @@ public interface ChangeStream extends AutoCloseable {
   /**
    * The next events, waiting up to {@code timeout} for one; an empty batch when none came (time for
    * a heartbeat). Fails with {@code cursor_expired} when the consumer fell so far behind that the
-   * change log no longer holds where it was.
+   * change log no longer holds where it was, and with {@code unavailable} once the watch has ended
+   * ({@link #close}).
    */
   Batch poll(Duration timeout) throws InterruptedException;
 
@@ -47,7 +48,11 @@ public interface ChangeStream extends AutoCloseable {
   /** The cursor after the last event handed out: where a new watch resumes without a gap. */
   String cursor();
 
-  /** Stops watching; a {@link #poll} waiting returns empty. */
+  /**
+   * Stops watching; a {@link #poll} waiting returns empty, and a later one fails with {@code
+   * unavailable}, as it does once the server closed the watch on shutting down (so a consumer that
+   * polls in a loop ends instead of spinning).
+   */
   @Override
   void close();
 }

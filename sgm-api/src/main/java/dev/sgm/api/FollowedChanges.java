@@ -37,6 +37,9 @@ public final class FollowedChanges implements ChangeStream {
 
   @Override
   public Batch poll(Duration timeout) throws InterruptedException {
+    if (closed) {
+      throw new SgmException(ErrorCode.UNAVAILABLE, "the watch has ended: it was closed");
+    }
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!closed) {
       ObjectNode page = request.deepCopy();

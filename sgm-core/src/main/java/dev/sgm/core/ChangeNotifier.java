@@ -5,8 +5,10 @@ import dev.sgm.api.ChangeEvent;
 import dev.sgm.api.ChangeStream;
 import dev.sgm.api.ChangesRequest;
 import dev.sgm.api.ChangesResult;
+import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Scope;
 import dev.sgm.api.ScopeMode;
+import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Change;
 import dev.sgm.api.spi.ChangeBatch;
 import dev.sgm.api.spi.Storage;
@@ -351,7 +353,7 @@ final class ChangeNotifier implements AutoCloseable {
     @Override
     public synchronized Batch poll(Duration timeout) throws InterruptedException {
       if (closed) {
-        return new Batch(List.of(), false);
+        throw ended();
       }
       boolean fellBehind = false;
       if (overflowed) {
@@ -395,6 +397,16 @@ final class ChangeNotifier implements AutoCloseable {
     @Override
     public String cursor() {
       return feed.encode(delivered);
+    }
+
+    /**
+     * Why a poll after the end fails instead of returning empty: a consumer that polls in a loop
+     * would otherwise spin on a watch the server closed as it shut down.
+     */
+    private static SgmException ended() {
+      return new SgmException(
+          ErrorCode.UNAVAILABLE,
+          "the watch has ended: it was closed or its server is shutting down");
     }
 
     @Override

@@ -154,6 +154,25 @@ class ChangeFeedTest {
     }
   }
 
+  /**
+   * A consumer polls in a loop: once the server closed its watch on shutting down, a poll must fail
+   * rather than return empty at once, or the loop would spin on a processor for ever.
+   */
+  @Test
+  void aWatchClosedByShutDownFailsItsNextPollAsUnavailable() throws Exception {
+    ChangeStream watch;
+    try (SgmRuntime sgm = TestRuntimes.open()) {
+      watch = sgm.service().watch(CALLER, ChangesRequest.of(SCOPE));
+      sgm.service().store(CALLER, note("before-shutdown"));
+      assertEquals(
+          List.of("before-shutdown"),
+          watch.poll(Duration.ofSeconds(30)).events().stream().map(ChangeEvent::id).toList());
+    }
+    SgmException ended = assertThrows(SgmException.class, () -> watch.poll(Duration.ofSeconds(30)));
+    assertEquals(ErrorCode.UNAVAILABLE, ended.code());
+    watch.close();
+  }
+
   @Test
   void aRetentionThatIsNotADurationStopsStartUpNamingTheKey() {
     SgmException e =

@@ -130,6 +130,10 @@ final class McpSubscriptions implements AutoCloseable {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } catch (SgmException e) {
+      // The watch ended (the server shuts down) or failed as the protocol says it may.
+      LOG.log(
+          System.Logger.Level.DEBUG, "the subscription to " + key + " stopped: " + e.getMessage());
     } catch (RuntimeException e) {
       LOG.log(System.Logger.Level.WARNING, "the subscription to " + key + " stopped", e);
     } finally {

@@ -98,40 +98,48 @@ class McpStdioSubscriptionTest {
                 }
               });
       PrintStream client = new PrintStream(toServer, true, StandardCharsets.UTF_8);
-      client.println("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}");
-      JsonNode initialized = answer(received, 1);
-      assertTrue(
-          initialized
-              .path("result")
-              .path("capabilities")
-              .path("resources")
-              .path("subscribe")
-              .asBoolean(),
-          initialized.toString());
-      assertTrue(
-          initialized
-              .path("result")
-              .path("capabilities")
-              .path("resources")
-              .path("listChanged")
-              .asBoolean(),
-          initialized.toString());
-      store(runtime, owner, "existing", "first words");
-      client.println(
-          "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/subscribe\",\"params\":{\"uri\":"
-              + "\"sgm://record/project%3Dwatched/existing\"}}");
-      assertTrue(answer(received, 2).has("result"));
-      client.println("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/list\",\"params\":{}}");
-      assertEquals(1, answer(received, 3).path("result").path("resources").size());
+      try {
+        client.println("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}");
+        JsonNode initialized = answer(received, 1);
+        assertTrue(
+            initialized
+                .path("result")
+                .path("capabilities")
+                .path("resources")
+                .path("subscribe")
+                .asBoolean(),
+            initialized.toString());
+        assertTrue(
+            initialized
+                .path("result")
+                .path("capabilities")
+                .path("resources")
+                .path("listChanged")
+                .asBoolean(),
+            initialized.toString());
+        store(runtime, owner, "existing", "first words");
+        client.println(
+            "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"resources/subscribe\",\"params\":{\"uri\":"
+                + "\"sgm://record/project%3Dwatched/existing\"}}");
+        assertTrue(answer(received, 2).has("result"));
+        client.println(
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"resources/list\",\"params\":{}}");
+        JsonNode listed = answer(received, 3).path("result").path("resources");
+        assertTrue(
+            listed.findValuesAsText("uri").contains("sgm://record/project%3Dwatched/existing"),
+            listed.toString());
 
-      store(runtime, owner, "existing", "changed words");
-      JsonNode updated = notification(received, "notifications/resources/updated");
-      assertEquals(
-          "sgm://record/project%3Dwatched/existing", updated.path("params").path("uri").asText());
-      store(runtime, owner, "brand-new", "a record the list did not have");
-      assertNotNull(notification(received, "notifications/resources/list_changed"));
+        store(runtime, owner, "existing", "changed words");
+        JsonNode updated = notification(received, "notifications/resources/updated");
+        assertEquals(
+            "sgm://record/project%3Dwatched/existing", updated.path("params").path("uri").asText());
+        store(runtime, owner, "brand-new", "a record the list did not have");
+        assertNotNull(notification(received, "notifications/resources/list_changed"));
 
-      toServer.close();
+      } finally {
+        // Ends the session even when an assertion failed, so its threads do not outlive the test.
+        toServer.close();
+      }
       serving.join(10_000);
       assertTrue(!serving.isAlive(), "the session ends when its input does");
     }
