@@ -1,4 +1,4 @@
-package dev.sgm.tck;
+package dev.sgm.example.tck;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -6,26 +6,49 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.Caller;
+import dev.sgm.api.Json;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.spi.ConformanceKit.Verdict;
+import dev.sgm.core.ConfigLoader;
+import dev.sgm.core.SgmRuntime;
+import dev.sgm.tck.KitRunner;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.MatchResult;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The kit as {@code sgm tck} runs it, against the engine in this JVM with the example plugin
- * present: it finds the profiles' suites through {@link ProfileSuite}, its own and the example
- * profile's ({@code dev.sgm.example.tck.ExampleSuite}), runs each that the target advertises and
- * skips the others with the reason, and a failing profile decides the verdict.
+ * The kit as {@code sgm tck} runs it, against the engine in this JVM with this plugin present: it
+ * finds the profiles' suites through {@code ProfileSuite}, its own and this plugin's ({@link
+ * ExampleSuite}), runs each that the target advertises and skips the others with the reason, and a
+ * failing profile decides the verdict.
  */
-class KitRunnerTest {
+class ExampleKitTest {
   private record Run(Verdict verdict, String out) {}
+
+  private static SgmRuntime runtime;
+
+  /** The engine in this JVM, with this plugin, spoken to through JSON text as a transport would. */
+  private static synchronized SgmClient engine() {
+    if (runtime == null) {
+      runtime =
+          SgmRuntime.open(ConfigLoader.load(Map.of(ConfigLoader.STORAGE_MEMORY, "true"), Map.of()));
+      Runtime.getRuntime().addShutdownHook(new Thread(runtime::close));
+    }
+    return (operation, request) ->
+        Json.parse(
+            Json.write(
+                runtime
+                    .service()
+                    .invoke(Caller.embedded(), operation, Json.parse(Json.write(request)))));
+  }
 
   private static Run run(SgmClient target, Path reports) {
     StringWriter text = new StringWriter();
@@ -44,7 +67,7 @@ class KitRunnerTest {
 
   @Test
   void theEnginePassesEveryProfilesSuiteThePluginsToo() {
-    Run run = run(InProcess.client(), null);
+    Run run = run(engine(), null);
     assertEquals(Verdict.CONFORMING, run.verdict(), run.out());
     assertEquals(
         "suite example profile: conforming (4 passed, 0 failed, 0 skipped)",
@@ -72,7 +95,7 @@ class KitRunnerTest {
 
   @Test
   void aWrongGreetingFailsTheExampleSuiteAndWithItTheVerdict() {
-    SgmClient real = InProcess.client();
+    SgmClient real = engine();
     SgmClient wrong =
         (operation, request) -> {
           JsonNode response = real.call(operation, request);
@@ -102,7 +125,7 @@ class KitRunnerTest {
   @Test
   void aProfileTheTargetDoesNotAdvertiseIsSkippedWithTheReason(@TempDir Path reports)
       throws Exception {
-    SgmClient real = InProcess.client();
+    SgmClient real = engine();
     SgmClient withoutExample =
         (operation, request) -> {
           JsonNode response = real.call(operation, request);

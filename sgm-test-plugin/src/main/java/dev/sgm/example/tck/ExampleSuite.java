@@ -23,9 +23,9 @@ import org.junit.jupiter.api.Test;
  * {@code example.greet} greets by name and counts the {@code greeting} records kept in a scope, and
  * a greeting's {@code data.text} must be a non-empty string.
  *
- * <p>It lives beside the kit's tests rather than in the plugin because the kit's tests already
- * depend on the plugin, and a plugin that depended on the kit in turn would make a cycle Maven
- * refuses; the code is the plugin's to take once that edge goes.
+ * <p>The plugin ships it: with the kit present ({@code sgm tck}), the kit runs it against any
+ * server that advertises {@code example}; without the kit, nothing loads it (the plugin reads the
+ * kit and JUnit only if they are there).
  */
 public final class ExampleSuite extends TckSupport implements ProfileSuite {
   @Override
