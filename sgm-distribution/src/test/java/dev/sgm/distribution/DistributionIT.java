@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.Json;
+import dev.sgm.transport.mcp.McpStdioClient;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
@@ -452,6 +453,95 @@ class DistributionIT {
                 + "\"provenance\":{\"agent\":\"a\"},\"data\":{}}");
     assertEquals(2, invalid.code(), invalid.err());
     assertTrue(invalid.err().contains("data.text"), invalid.err());
+  }
+
+  /** A plugin's own conformance suite is found and run by sgm tck when its server offers it. */
+  @Test
+  void theKitRunsAPluginsOwnSuiteAgainstAServerThatOffersItsProfile() throws Exception {
+    Path dist = withTestPlugin();
+    try (Served served = serve(dist)) {
+      Result run = sgm(dist, Map.of(), "tck", served.http());
+      assertEquals(0, run.code(), run.out() + run.err());
+      assertTrue(
+          run.out().contains("\nsuite example profile: conforming (4 passed, 0 failed, 0 skipped)"),
+          run.out());
+    }
+    try (Served served = serve()) {
+      Result run = sgm(dist, Map.of(), "tck", served.http());
+      assertEquals(0, run.code(), run.out() + run.err());
+      assertTrue(
+          run.out()
+              .contains(
+                  "\nsuite example profile: not run: the implementation does not advertise"
+                      + " 'example'"),
+          run.out());
+    }
+  }
+
+  /**
+   * A third party's read-only operation in flight from a thin client when the holder dies is sent
+   * again to the process that takes the directory over, as the operation's declared effects allow:
+   * the rule reads declarations, not a list of names, so a plugin's operation is resent too.
+   */
+  @Test
+  void aPluginsReadOnlyCallInFlightWhenTheHolderDiesIsSentAgainAndAnswered() throws Exception {
+    Path dist = withTestPlugin();
+    Path data = temp.resolve("held");
+    Path release = temp.resolve("release");
+    Path waiting = temp.resolve("release.waiting");
+    ProcessBuilder holding =
+        new ProcessBuilder(
+                dist.resolve("bin/sgm").toString(),
+                "--data",
+                data.toString(),
+                "mcp",
+                "--project",
+                "plugin")
+            .redirectError(temp.resolve("holder.err").toFile());
+    holding.environment().put("XDG_CACHE_HOME", temp.resolve("cache").toString());
+    try (McpStdioClient holder = new McpStdioClient(holding)) {
+      holder.call(
+          "store",
+          Json.parse(
+              "{\"record\":{\"id\":\"g1\",\"type\":\"greeting\",\"scope\":{\"project\":"
+                  + "\"plugin\"},\"provenance\":{\"agent\":\"a\"},\"data\":{\"text\":\"hi\"}}}"));
+      ProcessBuilder calling =
+          new ProcessBuilder(
+                  dist.resolve("bin/sgm").toString(),
+                  "--data",
+                  data.toString(),
+                  "example.greet",
+                  "{\"scope\":{\"project\":\"plugin\"},\"name\":\"Ada\",\"wait_for\":\""
+                      + release
+                      + "\"}")
+              .redirectOutput(temp.resolve("call.out").toFile())
+              .redirectError(temp.resolve("call.err").toFile());
+      calling.environment().put("XDG_CACHE_HOME", temp.resolve("cache").toString());
+      Process call = calling.start();
+      awaitFile(waiting, call, "the holder runs the call");
+      Files.delete(waiting);
+      holder.process().destroyForcibly();
+      holder.process().waitFor();
+      awaitFile(waiting, call, "the call is sent again to the process that took over");
+      Files.writeString(release, "");
+      assertTrue(call.waitFor(2, TimeUnit.MINUTES), "the call ends");
+      assertEquals(0, call.exitValue(), Files.readString(temp.resolve("call.err")));
+      JsonNode answer = Json.parse(Files.readString(temp.resolve("call.out")));
+      assertEquals("Hello, Ada!", answer.path("greeting").asText(), answer.toString());
+      assertEquals(1, answer.path("greetings_kept").asInt(), answer.toString());
+    }
+  }
+
+  /** Waits for {@code file}, failing with {@code what} if {@code process} ends first. */
+  private static void awaitFile(Path file, Process process, String what) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    while (!Files.exists(file)) {
+      if (!process.isAlive()) {
+        throw new AssertionError(what + ": the caller ended with " + process.exitValue());
+      }
+      assertTrue(System.nanoTime() < deadline, what + ": no " + file + " within 2 minutes");
+      Thread.sleep(20);
+    }
   }
 
   @Test

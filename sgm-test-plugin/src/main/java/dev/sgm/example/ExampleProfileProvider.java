@@ -3,11 +3,13 @@ package dev.sgm.example;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Caller;
+import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Json;
 import dev.sgm.api.JsonSchemas;
 import dev.sgm.api.RequestReader;
 import dev.sgm.api.RetrieveQuery;
 import dev.sgm.api.Scope;
+import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
 import dev.sgm.api.spi.DataFields;
 import dev.sgm.api.spi.Profile;
@@ -15,7 +17,11 @@ import dev.sgm.api.spi.ProfileContext;
 import dev.sgm.api.spi.ProfileOperation;
 import dev.sgm.api.spi.ProfileProvider;
 import dev.sgm.api.spi.RecordType;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Provides the {@code example} profile: {@code greeting} records, whose {@code data.text} must be a
@@ -64,6 +70,11 @@ public final class ExampleProfileProvider implements ProfileProvider {
                         .additionalProperties(false)
                         .required("scope", JsonSchemas.scope("Where the greetings are kept."))
                         .required("name", JsonSchemas.text("Whom to greet."))
+                        .optional(
+                            "wait_for",
+                            JsonSchemas.text(
+                                "A file the answer waits for, after creating <wait_for>.waiting:"
+                                    + " how tests hold a call in flight."))
                         .build())
                 .response(
                     JsonSchemas.object()
@@ -85,7 +96,11 @@ public final class ExampleProfileProvider implements ProfileProvider {
     RequestReader reader = RequestReader.of(request);
     Scope scope = reader.requireScope("scope");
     String name = reader.requireString("name");
+    String waitFor = reader.optionalString("wait_for");
     reader.finish();
+    if (waitFor != null) {
+      awaitFile(Path.of(waitFor));
+    }
     long kept =
         context
             .service()
@@ -96,5 +111,24 @@ public final class ExampleProfileProvider implements ProfileProvider {
     response.put("greeting", "Hello, " + name + "!");
     response.put("greetings_kept", kept);
     return response;
+  }
+
+  /** Says it is waiting (a file beside {@code file}), then waits until {@code file} exists. */
+  private static void awaitFile(Path file) {
+    try {
+      Files.writeString(file.resolveSibling(file.getFileName() + ".waiting"), "");
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+      while (!Files.exists(file)) {
+        if (System.nanoTime() > deadline) {
+          throw new SgmException(ErrorCode.UNAVAILABLE, "wait_for: " + file + " did not appear");
+        }
+        Thread.sleep(20);
+      }
+    } catch (IOException e) {
+      throw SgmException.invalidRequest("wait_for", e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SgmException(ErrorCode.UNAVAILABLE, "interrupted while waiting");
+    }
   }
 }
