@@ -52,6 +52,7 @@ final class Briefing {
     }
     Duration deadline = deadline(connection);
     CompletableFuture<JsonNode> answer = new CompletableFuture<>();
+    CompletableFuture<Void> closed = new CompletableFuture<>();
     Thread.ofPlatform()
         .daemon()
         .name("sgm-brief")
@@ -61,16 +62,22 @@ final class Briefing {
                 answer.complete(backend.call(OPERATION, request));
               } catch (Throwable e) {
                 answer.completeExceptionally(e);
+              } finally {
+                closed.complete(null);
               }
             });
     try {
-      return answer.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+      JsonNode brief = answer.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+      // The answer is there; the store this process opened closes before the process ends.
+      awaitClosed(closed);
+      return brief;
     } catch (TimeoutException e) {
       return unavailable(request, project, "no answer within " + deadline.toSeconds() + " s");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return unavailable(request, project, "interrupted");
     } catch (ExecutionException e) {
+      awaitClosed(closed);
       if (e.getCause() instanceof SgmException error && error.code() == ErrorCode.INVALID_REQUEST) {
         throw error.withFieldRenamed("budget", "--budget");
       }
@@ -79,6 +86,17 @@ final class Briefing {
         return unavailable(request, project, "the collaboration profile is not enabled");
       }
       return unavailable(request, project, String.valueOf(e.getCause().getMessage()));
+    }
+  }
+
+  /** Waits, within {@link #OPEN}, for the backend to close. */
+  private static void awaitClosed(CompletableFuture<Void> closed) {
+    try {
+      closed.get(OPEN.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // Closing is the backend's to report; the brief is answered either way.
     }
   }
 

@@ -28,31 +28,38 @@ import picocli.CommandLine.ScopeType;
     name = "sgm",
     mixinStandardHelpOptions = true,
     versionProvider = Sgm.Version.class,
-    description = "Shared, scoped memory for AI agents and developer tools.",
-    subcommands = {
-      Serve.class,
-      Discover.class,
-      Store.class,
-      StoreBatch.class,
-      Read.class,
-      Retrieve.class,
-      Delete.class,
-      PutContent.class,
-      Call.class,
-      Remember.class,
-      Recall.class,
-      Context.class,
-      Watch.class,
-      Transfer.Export.class,
-      Transfer.Import.class,
-      Reindex.class,
-      Migrate.class,
-      Token.class,
-      Tck.class,
-      Mcp.class,
-      Completion.class
-    })
+    description = "Shared, scoped memory for AI agents and developer tools.")
 public final class Sgm implements Callable<Integer> {
+  /**
+   * The built-in commands. Built only as needed: picocli's model of all of them costs more than a
+   * short command beside a holder takes to run, so a command line gets the one its word names (all
+   * of them for help, completion or a word that is none of theirs).
+   */
+  static final List<Class<?>> COMMANDS =
+      List.of(
+          Serve.class,
+          Discover.class,
+          Store.class,
+          StoreBatch.class,
+          Read.class,
+          Retrieve.class,
+          Delete.class,
+          PutContent.class,
+          Call.class,
+          Remember.class,
+          Recall.class,
+          Context.class,
+          Hooks.class,
+          Watch.class,
+          Transfer.Export.class,
+          Transfer.Import.class,
+          Reindex.class,
+          Migrate.class,
+          Token.class,
+          Tck.class,
+          Mcp.class,
+          Completion.class);
+
   // The options every command shares. Inherited, so they may come before the command (sgm --data
   // DIR store) or after it (sgm store --data DIR); either way picocli sets these fields, which
   // commands read through their Connection.
@@ -106,7 +113,7 @@ public final class Sgm implements Callable<Integer> {
     if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
       System.setProperty("java.util.logging.SimpleFormatter.format", "%4$s %3$s: %5$s%6$s%n");
     }
-    CommandLine commandLine = commandLine();
+    CommandLine commandLine = commandLine(args);
     CommandLine.IExecutionStrategy run = commandLine.getExecutionStrategy();
     commandLine.setExecutionStrategy(
         parsed -> {
@@ -133,7 +140,7 @@ public final class Sgm implements Callable<Integer> {
 
   /** Runs the command line and returns the exit code. */
   static int run(String... args) {
-    return execute(commandLine(), args);
+    return execute(commandLine(args), args);
   }
 
   /** Runs the arguments on a command line made by {@link #commandLine()}. */
@@ -166,8 +173,20 @@ public final class Sgm implements Callable<Integer> {
         && (!root.getSubcommands().containsKey(name) || name.equals("completion"));
   }
 
+  /** A command line with every built-in command. */
   static CommandLine commandLine() {
+    return commandLine(new String[0]);
+  }
+
+  /** A command line for {@code args}: with the built-in command they name, or all of them. */
+  static CommandLine commandLine(String... args) {
     CommandLine commandLine = new CommandLine(new Sgm());
+    Class<?> named = named(commandLine.getCommandSpec(), args);
+    if (named != null) {
+      commandLine.addSubcommand(named);
+    } else {
+      COMMANDS.forEach(commandLine::addSubcommand);
+    }
     // @file means a JSON file to the commands, not picocli's file of arguments.
     commandLine.setExpandAtFiles(false);
     commandLine.setExecutionExceptionHandler(
@@ -180,7 +199,7 @@ public final class Sgm implements Callable<Integer> {
           return ExitCodes.FAILED;
         });
     commandLine.setParameterExceptionHandler(
-        (e, args) -> {
+        (e, ignored) -> {
           CommandLine cmd = e.getCommandLine();
           cmd.getErr()
               .println(
@@ -192,6 +211,27 @@ public final class Sgm implements Callable<Integer> {
           return ExitCodes.INVALID;
         });
     return commandLine;
+  }
+
+  /**
+   * The built-in command {@code args} name ({@code call} for an operation's name), or null when
+   * they name none of them, or ask for help or completion, which list them all.
+   */
+  private static Class<?> named(CommandSpec root, String[] args) {
+    int i = commandWord(root, args);
+    if (i < 0 || i >= args.length) {
+      return null;
+    }
+    String word = isOperation(args[i]) ? "call" : args[i];
+    if (word.equals("completion") || word.equals("help")) {
+      return null;
+    }
+    for (Class<?> command : COMMANDS) {
+      if (command.getAnnotation(Command.class).name().equals(word)) {
+        return command;
+      }
+    }
+    return null;
   }
 
   /**
