@@ -282,10 +282,26 @@ public final class ContextBenchmark {
       if (javac.waitFor() != 0) {
         throw new IllegalStateException("javac failed");
       }
-      return classes;
+      // In a jar: the JVM refuses to archive classes from a directory on the class path.
+      Path jar = scratch.resolve("floor.jar");
+      Process pack =
+          new ProcessBuilder(
+                  Path.of(java).resolveSibling("jar").toString(),
+                  "--create",
+                  "--file",
+                  jar.toString(),
+                  "-C",
+                  classes.toString(),
+                  ".")
+              .inheritIO()
+              .start();
+      if (pack.waitFor() != 0) {
+        throw new IllegalStateException("jar failed");
+      }
+      return jar;
     }
 
-    static List<String> command(String java, Path classes) {
+    static List<String> command(String java, Path jar) {
       List<String> command = new ArrayList<>();
       command.addAll(
           List.of(
@@ -294,11 +310,11 @@ public final class ContextBenchmark {
               "-Xms4m",
               "-XX:TieredStopAtLevel=1",
               "-XX:+AutoCreateSharedArchive",
-              "-XX:SharedArchiveFile=" + classes.resolveSibling("floor.jsa"),
+              "-XX:SharedArchiveFile=" + jar.resolveSibling("floor.jsa"),
               "-Xlog:cds=off",
               "-Xlog:cds+dynamic=off",
               "-cp",
-              classes.toString(),
+              jar.toString(),
               "Hello"));
       return command;
     }
