@@ -14,6 +14,8 @@ import java.util.Map;
  *
  * @param retrieval how text is searched: the modes offered, the default, the embedding model, and
  *     the state of the search index
+ * @param secrets what a write does with a credential found in it ({@code on_detect}) and the kinds
+ *     detected; null when the server does not say (older servers)
  */
 public record DiscoveryDocument(
     ProtocolVersion protocolVersion,
@@ -27,7 +29,8 @@ public record DiscoveryDocument(
     int maxPageSize,
     List<OperationDescriptor> operations,
     Map<String, OwnedType> recordTypes,
-    ObjectNode retrieval) {
+    ObjectNode retrieval,
+    ObjectNode secrets) {
 
   /** A record type owned by a profile: the profile's name and the schema of the type's data. */
   public record OwnedType(String profile, ObjectNode dataSchema) {}
@@ -59,7 +62,8 @@ public record DiscoveryDocument(
         maxPageSize,
         operations,
         recordTypes,
-        value);
+        value,
+        secrets);
   }
 
   /** True when the named capability is advertised. */
@@ -90,6 +94,9 @@ public record DiscoveryDocument(
     referenceKinds.forEach(k -> kinds.add(k.kind()));
     if (retrieval != null) {
       json.set("retrieval", retrieval);
+    }
+    if (secrets != null) {
+      json.set("secrets", secrets);
     }
     ObjectNode limits = json.putObject("limits");
     limits.put("max_record_bytes", maxRecordBytes);

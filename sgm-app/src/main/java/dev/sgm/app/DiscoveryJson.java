@@ -46,7 +46,8 @@ final class DiscoveryJson {
         json.path("limits").path("max_page_size").asInt(),
         OperationDescriptor.listedIn(json),
         recordTypesOf(json),
-        json.path("retrieval").isObject() ? (ObjectNode) json.get("retrieval") : null);
+        json.path("retrieval").isObject() ? (ObjectNode) json.get("retrieval") : null,
+        json.path("secrets").isObject() ? (ObjectNode) json.get("secrets") : null);
   }
 
   private static Map<String, DiscoveryDocument.OwnedType> recordTypesOf(JsonNode json) {

@@ -42,6 +42,9 @@ public final class ConfigLoader {
   /** {@code true} keeps everything in memory (tests, throw-away demos). */
   public static final String STORAGE_MEMORY = "storage.memory";
 
+  /** What a write does with a credential found in it: redact (default), reject or allow. */
+  public static final String SECRETS_ON_DETECT = "secrets.on-detect";
+
   /**
    * How long the change feed keeps an entry (default {@code 7d}); a cursor older than that is
    * {@code cursor_expired}. A duration such as {@code 7d}, {@code 12h}, {@code 90s} or {@code P7D}.

@@ -206,7 +206,10 @@ final class CoreModule {
   @Provides
   @Singleton
   static DiscoveryDocument discovery(
-      ActivePlugins plugins, RecordValidator validator, HostCapabilities host) {
+      ActivePlugins plugins,
+      RecordValidator validator,
+      HostCapabilities host,
+      SecretPolicy secrets) {
     List<String> capabilities = new ArrayList<>();
     capabilities.add("core");
     capabilities.addAll(plugins.profileNames());
@@ -228,7 +231,15 @@ final class CoreModule {
         RetrieveQuery.MAX_LIMIT,
         operations,
         plugins.recordTypes(),
-        null);
+        null,
+        secrets.describe());
+  }
+
+  /** What writes do with the credentials found in them ({@code secrets.on-detect}). */
+  @Provides
+  @Singleton
+  static SecretPolicy secrets(Config config) {
+    return SecretPolicy.of(config);
   }
 
   private static Properties implementation() {
@@ -274,6 +285,7 @@ final class CoreModule {
       ChangeFeed feed,
       ChangeNotifier notifier,
       RecordValidator validator,
+      SecretPolicy secrets,
       ActivePlugins plugins,
       Clock clock,
       DiscoveryDocument discovery,
@@ -286,6 +298,7 @@ final class CoreModule {
         feed,
         notifier,
         validator,
+        secrets,
         new RecordIndexer(),
         plugins,
         clock,

@@ -76,6 +76,7 @@ final class Engine implements SgmService {
       ChangeFeed feed,
       ChangeNotifier notifier,
       RecordValidator validator,
+      SecretPolicy secrets,
       RecordIndexer indexer,
       ActivePlugins plugins,
       Clock clock,
@@ -93,7 +94,7 @@ final class Engine implements SgmService {
     this.plugins = plugins;
     this.clock = clock;
     this.discovery = discovery;
-    this.writes = new RecordWrites(storage, validator, indexer, plugins, clock);
+    this.writes = new RecordWrites(storage, validator, secrets, indexer, plugins, clock);
     this.indexed = new IndexedRetrieve(search);
     this.stored = new StorageRetrieve(storage);
   }

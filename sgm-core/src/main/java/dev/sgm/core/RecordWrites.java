@@ -44,6 +44,7 @@ import java.util.function.Function;
 final class RecordWrites {
   private final Storage storage;
   private final RecordValidator validator;
+  private final SecretPolicy secrets;
   private final RecordIndexer indexer;
   private final ActivePlugins plugins;
   private final Clock clock;
@@ -51,11 +52,13 @@ final class RecordWrites {
   RecordWrites(
       Storage storage,
       RecordValidator validator,
+      SecretPolicy secrets,
       RecordIndexer indexer,
       ActivePlugins plugins,
       Clock clock) {
     this.storage = storage;
     this.validator = validator;
+    this.secrets = secrets;
     this.indexer = indexer;
     this.plugins = plugins;
     this.clock = clock;
@@ -111,7 +114,8 @@ final class RecordWrites {
   /**
    * Validates a record (core rules, then the owning profile's, which check {@code data} only when
    * it is present: CONTRACT §7) and returns a private copy, completed with what the profile
-   * derives.
+   * derives, with the credentials in it handled as the secrets policy says: before anything is
+   * stored, indexed, embedded, audited or sent to a watcher.
    */
   private ObjectNode prepare(JsonNode json) {
     ObjectNode record = validator.validate(json).deepCopy();
@@ -120,6 +124,7 @@ final class RecordWrites {
       owner.validate(record);
       owner.complete(record);
     }
+    secrets.apply(record);
     return record;
   }
 
@@ -354,7 +359,8 @@ final class RecordWrites {
 
   ContentReference putContent(Caller caller, PutContentRequest request) {
     Authorization.requireContentWrite(caller);
-    byte[] bytes = request.bytes();
+    // Text is scanned for credentials like a record's; binary content is not text and is not.
+    byte[] bytes = request.text() ? secrets.applyToText(request.bytes()) : request.bytes();
     if (bytes.length > validator.maxRecordBytes()) {
       throw new SgmException(
           ErrorCode.TOO_LARGE,

@@ -40,6 +40,22 @@ final class InProcess {
     return authenticating;
   }
 
+  private static SgmRuntime keepingSecrets;
+
+  /** A client of an engine that stores credentials as written ({@code secrets.on-detect=allow}). */
+  static synchronized SgmClient keepingSecrets() {
+    if (keepingSecrets == null) {
+      keepingSecrets =
+          SgmRuntime.open(
+              ConfigLoader.load(
+                  Map.of(
+                      ConfigLoader.STORAGE_MEMORY, "true", ConfigLoader.SECRETS_ON_DETECT, "allow"),
+                  Map.of()));
+      Runtime.getRuntime().addShutdownHook(new Thread(keepingSecrets::close));
+    }
+    return client(keepingSecrets, Caller.embedded());
+  }
+
   /** The owner of {@link #authenticatingRuntime()}. */
   static SgmClient authenticatingOwner() {
     return client(authenticatingRuntime(), Caller.embedded());

@@ -57,6 +57,30 @@ class TckCanFailTest {
     }
   }
 
+  static class HealthySecrets extends SecretsTck {
+    @Override
+    protected SgmClient client() {
+      return InProcess.client();
+    }
+  }
+
+  /** Says it redacts, and stores credentials as written. */
+  static class SecretKeepingCore extends SecretsTck {
+    @Override
+    protected SgmClient client() {
+      SgmClient keeping = InProcess.keepingSecrets();
+      return (operation, request) -> {
+        com.fasterxml.jackson.databind.JsonNode answer = keeping.call(operation, request);
+        if (operation.equals("discover")) {
+          ((com.fasterxml.jackson.databind.node.ObjectNode) answer)
+              .putObject("secrets")
+              .put("on_detect", "redact");
+        }
+        return answer;
+      };
+    }
+  }
+
   static class LeakyContract extends ContractTck {
     @Override
     protected SgmClient client() {
@@ -258,6 +282,18 @@ class TckCanFailTest {
   }
 
   private record Outcome(Set<String> failed, Set<String> passed, Set<String> skipped) {}
+
+  @Test
+  void theEngineGivesBackNoCredential() {
+    Outcome outcome = run(HealthySecrets.class);
+    assertEquals(Set.of(), outcome.failed());
+    assertEquals(2, outcome.passed().size(), outcome.toString());
+  }
+
+  @Test
+  void aServerThatKeepsCredentialsFailsTheSecretsSuite() {
+    assertEquals(Set.of("noCredentialComesBackFromAnyRead"), run(SecretKeepingCore.class).failed());
+  }
 
   @Test
   void theAuthorizationPropertyHoldsForTheEngine() {
