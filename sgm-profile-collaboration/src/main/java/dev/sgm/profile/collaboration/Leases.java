@@ -60,10 +60,17 @@ final class Leases implements AutoCloseable {
     this.context = context;
   }
 
+  /**
+   * How long after start-up the leases already in the store are read: that read visits every task
+   * of the store, and a short command (a read, a brief) ends before it and so never pays for it,
+   * while a server lapses what expired while it was down a moment later.
+   */
+  static final long START_UP_SWEEP_DELAY_MS = 2000;
+
   /** Starts lapsing: follows the change feed, and schedules the leases already in the store. */
   void start() {
     context.onChange(this::changed);
-    checks.execute(
+    checks.schedule(
         () -> {
           try {
             context.forEachLive("task", task -> watch(task.scope(), task.id(), task.json()));
@@ -72,13 +79,15 @@ final class Leases implements AutoCloseable {
               LOG.log(System.Logger.Level.WARNING, "the leases in the store could not be read", e);
             }
           }
-        });
+        },
+        START_UP_SWEEP_DELAY_MS,
+        TimeUnit.MILLISECONDS);
   }
 
   @Override
   public void close() {
-    // Interrupting a read of the store in progress makes the storage report a failure; the read
-    // at start-up is short, so it is let finish before the storage closes.
+    // Interrupting a read of the store in progress makes the storage report a failure, so a read
+    // under way is let finish before the storage closes; one not yet due is dropped.
     closed = true;
     checks.shutdown();
     try {
