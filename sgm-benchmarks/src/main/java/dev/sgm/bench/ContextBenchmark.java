@@ -48,40 +48,20 @@ public final class ContextBenchmark {
       Path data = scratch.path().resolve("data");
       Path floor = Floor.compile(java, scratch.path());
       int stored = 0;
+      // The same command is timed beside a holder and alone.
+      List<String> context =
+          List.of(
+              sgm, "context", "--data", data.toString(), "--project", "bench", "--agent", "claude");
       for (int tier : TIERS) {
         try (McpStdioClient holder = holder(sgm, scratch.path(), data)) {
           stored = fill(holder, stored, tier);
           System.out.printf(Locale.ROOT, "%n%,d records%n", tier);
           sizes(sgm, scratch.path(), data);
-          long[] held =
-              times(
-                  List.of(
-                      sgm,
-                      "context",
-                      "--data",
-                      data.toString(),
-                      "--project",
-                      "bench",
-                      "--agent",
-                      "claude"),
-                  scratch.path(),
-                  rounds);
+          long[] held = times(context, scratch.path(), rounds);
           long[] bare = times(Floor.command(java, floor), scratch.path(), rounds);
           report("sgm context beside a holder", held, 300, bare);
         }
-        long[] alone =
-            times(
-                List.of(
-                    sgm,
-                    "context",
-                    "--data",
-                    data.toString(),
-                    "--project",
-                    "bench",
-                    "--agent",
-                    "claude"),
-                scratch.path(),
-                rounds);
+        long[] alone = times(context, scratch.path(), rounds);
         long[] bare = times(Floor.command(java, floor), scratch.path(), rounds);
         report("sgm context with no holder", alone, 1500, bare);
       }
