@@ -84,17 +84,12 @@ public enum SecretPolicy {
     if (this == ALLOW) {
       return bytes;
     }
+    // The text as a record's content, so that one rule decides both.
     String text = new String(bytes, StandardCharsets.UTF_8);
     ObjectNode holder = dev.sgm.api.Json.object().put("content", text);
-    List<SecretScanner.Finding> found =
-        this == REJECT ? SecretScanner.find(holder) : SecretScanner.redact(holder);
-    if (found.isEmpty()) {
-      return bytes;
-    }
-    if (this == REJECT) {
-      throw refused(found);
-    }
-    return holder.path("content").asText().getBytes(StandardCharsets.UTF_8);
+    apply(holder);
+    String after = holder.path("content").asText();
+    return after.equals(text) ? bytes : after.getBytes(StandardCharsets.UTF_8);
   }
 
   private static SgmException refused(List<SecretScanner.Finding> found) {

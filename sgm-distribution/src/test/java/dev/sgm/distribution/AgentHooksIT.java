@@ -432,7 +432,7 @@ class AgentHooksIT {
             + "env_key = \"LOCAL_API_KEY\"\n");
   }
 
-  /** The session's status as the CLI lists it: the records of type status by {@code agent}. */
+  /** The project's status records, as the command line lists them. */
   private JsonNode statuses(Map<String, String> env, Path data) throws Exception {
     Result listed =
         sgm(
