@@ -15,8 +15,6 @@ import dev.sgm.tck.RequestFuzzer;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.io.PipedInputStream;
-import java.io.PipedOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -129,10 +127,12 @@ class McpFuzzTest {
                   .discover(dev.sgm.api.Caller.embedded(), dev.sgm.api.DiscoverRequest.any())
                   .operations(),
               "test");
-      PipedOutputStream toServer = new PipedOutputStream();
-      PipedInputStream serverIn = new PipedInputStream(toServer, 1 << 20);
-      PipedOutputStream serverOut = new PipedOutputStream();
-      PipedInputStream fromServer = new PipedInputStream(serverOut, 1 << 20);
+      BytePipe requests = new BytePipe();
+      BytePipe replies = new BytePipe();
+      java.io.OutputStream toServer = requests.out();
+      java.io.InputStream serverIn = requests.in();
+      java.io.OutputStream serverOut = replies.out();
+      java.io.InputStream fromServer = replies.in();
       Thread serving =
           Thread.ofVirtual()
               .start(
@@ -278,7 +278,7 @@ class McpFuzzTest {
       HttpRequest request = builder.POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
       String problem;
       try {
-        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = sendOnce(http, request);
         problem =
             response.statusCode() == 202 && response.body().isEmpty()
                 ? null
@@ -299,6 +299,24 @@ class McpFuzzTest {
       }
     }
     return failures;
+  }
+
+  /**
+   * Sends a request, again once if a kept-alive connection was found closed before any byte of the
+   * answer came back: HTTP/1.1 lets either side close an idle connection at any time, and a client
+   * that picked it from its pool in that moment retries (RFC 9112 §9.3.1). Any other failure is the
+   * server's.
+   */
+  private static HttpResponse<String> sendOnce(HttpClient http, HttpRequest request)
+      throws java.io.IOException, InterruptedException {
+    try {
+      return http.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (java.io.IOException e) {
+      if (e.getMessage() == null || !e.getMessage().contains("received no bytes")) {
+        throw e;
+      }
+      return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
   }
 
   private static HttpRequest.Builder post(String endpoint, String session, String authorization) {

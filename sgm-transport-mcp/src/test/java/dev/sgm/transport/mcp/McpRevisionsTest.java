@@ -357,10 +357,12 @@ class McpRevisionsTest {
 
   @Test
   void oneStdioProcessServesBothErasAndEndsAListenWhenCancelled() throws Exception {
-    java.io.PipedOutputStream toServer = new java.io.PipedOutputStream();
-    java.io.PipedInputStream serverIn = new java.io.PipedInputStream(toServer, 1 << 16);
-    java.io.PipedOutputStream serverOut = new java.io.PipedOutputStream();
-    java.io.PipedInputStream fromServer = new java.io.PipedInputStream(serverOut, 1 << 20);
+    BytePipe requests = new BytePipe();
+    BytePipe replies = new BytePipe();
+    java.io.OutputStream toServer = requests.out();
+    java.io.InputStream serverIn = requests.in();
+    java.io.OutputStream serverOut = replies.out();
+    java.io.InputStream fromServer = replies.in();
     McpServers.Running running = McpServers.shared();
     dev.sgm.api.SgmClient backend =
         (op, request) ->

@@ -16,8 +16,6 @@ import dev.sgm.core.SgmRuntime;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.io.PipedInputStream;
-import java.io.PipedOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -59,10 +57,12 @@ class McpStdioSubscriptionTest {
                 }
               }
               : (operation, request) -> runtime.service().invoke(owner, operation, request);
-      PipedOutputStream toServer = new PipedOutputStream();
-      PipedInputStream serverIn = new PipedInputStream(toServer, 1 << 20);
-      PipedOutputStream serverOut = new PipedOutputStream();
-      PipedInputStream fromServer = new PipedInputStream(serverOut, 1 << 20);
+      BytePipe requests = new BytePipe();
+      BytePipe replies = new BytePipe();
+      java.io.OutputStream toServer = requests.out();
+      java.io.InputStream serverIn = requests.in();
+      java.io.OutputStream serverOut = replies.out();
+      java.io.InputStream fromServer = replies.in();
       Thread serving =
           Thread.ofVirtual()
               .start(
