@@ -20,6 +20,7 @@ public final class Operations {
   public static final String TOKENS_CREATE = "tokens.create";
   public static final String TOKENS_LIST = "tokens.list";
   public static final String TOKENS_REVOKE = "tokens.revoke";
+  public static final String SECRETS_SCAN = "secrets.scan";
 
   /**
    * The brief for a session (the collaboration profile's), which the command line ({@code sgm

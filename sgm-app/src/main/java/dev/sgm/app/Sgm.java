@@ -56,6 +56,7 @@ public final class Sgm implements Callable<Integer> {
           Reindex.class,
           Migrate.class,
           Token.class,
+          Secrets.class,
           Tck.class,
           Mcp.class,
           Completion.class);

@@ -47,10 +47,17 @@ final class Transfer {
     private final boolean visible = System.console() != null;
     private boolean piped;
     private long lastDrawn;
+    private String unit = "lines";
 
     Progress(PrintWriter err, String label) {
       this.err = err;
       this.label = label;
+    }
+
+    /** What is counted, e.g. {@code records}; lines by default. */
+    Progress counting(String unit) {
+      this.unit = unit;
+      return this;
     }
 
     Progress alsoWhenPiped() {
@@ -64,7 +71,7 @@ final class Transfer {
       if (piped) {
         if (now - lastDrawn >= 5_000_000_000L) {
           lastDrawn = now;
-          err.println(label + ": " + done + (total >= 0 ? "/" + total : "") + " lines");
+          err.println(label + ": " + done + (total >= 0 ? "/" + total : "") + " " + unit);
           err.flush();
         }
         return;
@@ -74,7 +81,7 @@ final class Transfer {
       }
       lastDrawn = now;
       if (total < 0) {
-        err.printf("\r%s %d lines", label, done);
+        err.printf("\r%s %d %s", label, done, unit);
         err.flush();
         return;
       }
@@ -317,6 +324,9 @@ final class Transfer {
       try (SgmRuntime sgm = Sgm.openRuntime(connection.config());
           BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
         err.println("importing into " + sgm.storageDescription());
+        try (BufferedReader check = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+          sgm.checkArchive(check);
+        }
         counts = sgm.importArchive(reader, total, progress::update);
       }
       progress.finish();

@@ -101,6 +101,28 @@ final class ActivePlugins {
     return ownerByType.get(type);
   }
 
+  /** The credential detectors the active profiles add, each kind checked. */
+  List<dev.sgm.api.spi.SecretDetector> secretDetectors() {
+    List<dev.sgm.api.spi.SecretDetector> detectors = new ArrayList<>();
+    profiles.forEach(
+        (name, profile) -> {
+          for (dev.sgm.api.spi.SecretDetector detector : profile.secretDetectors()) {
+            for (String kind : detector.kinds()) {
+              if (!dev.sgm.api.spi.SecretDetector.KIND.matcher(kind).matches()) {
+                throw new IllegalStateException(
+                    "profile '"
+                        + name
+                        + "': secret kind '"
+                        + kind
+                        + "' must match [a-z][a-z0-9_]*");
+              }
+            }
+            detectors.add(detector);
+          }
+        });
+    return detectors;
+  }
+
   boolean keepsHistory() {
     return profiles.values().stream().anyMatch(Profile::keepsHistory);
   }

@@ -27,6 +27,9 @@ interface CoreComponent {
 
   AuditTrail audit();
 
+  /** What writes, imports included, do with the credentials in them. */
+  SecretPolicy secrets();
+
   /** Creates the graph for one runtime. */
   @Component.Factory
   interface Factory {

@@ -238,8 +238,8 @@ final class CoreModule {
   /** What writes do with the credentials found in them ({@code secrets.on-detect}). */
   @Provides
   @Singleton
-  static SecretPolicy secrets(Config config) {
-    return SecretPolicy.of(config);
+  static SecretPolicy secrets(Config config, ActivePlugins plugins) {
+    return SecretPolicy.of(config, new SecretScanner(plugins.secretDetectors()));
   }
 
   private static Properties implementation() {

@@ -7,6 +7,7 @@ import static dev.sgm.api.Operations.PUT_CONTENT;
 import static dev.sgm.api.Operations.READ;
 import static dev.sgm.api.Operations.RETRIEVE;
 import static dev.sgm.api.Operations.SCOPES;
+import static dev.sgm.api.Operations.SECRETS_SCAN;
 import static dev.sgm.api.Operations.STORE;
 import static dev.sgm.api.Operations.STORE_BATCH;
 import static dev.sgm.api.Operations.TOKENS_CREATE;
@@ -364,7 +365,44 @@ public final class CoreOperations {
               {"type": "object", "required": ["id", "revoked"],
                "properties": {"id": {"type": "string"}, "revoked": {"const": true}}}
               """,
-              (engine, caller, request) -> engine.revokeToken(caller, request)));
+              (engine, caller, request) -> engine.revokeToken(caller, request)),
+          operation(
+              SECRETS_SCAN,
+              "Scan stored records for secrets",
+              OperationEffects.idempotentWrite(true),
+              "For the owner: one page of a search of every scope for credentials already stored:"
+                  + " first the records, then the version log where history is kept. Reports each"
+                  + " one's place (scope, id, version, field, kind, position), never its value;"
+                  + " with fix, stores each live record again redacted and rewrites the old versions"
+                  + " and hidden rows that hold one. Call again with next_cursor until it is absent.",
+              """
+              {"type": "object", "additionalProperties": false,
+               "properties": {
+                 "fix": {"type": "boolean", "default": false,
+                   "description": "Redact what is found, in history too."},
+                 "limit": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 1000,
+                   "description": "Records or versions looked at in this call."},
+                 "cursor": {"type": "string",
+                   "description": "The last answer's next_cursor; absent to start."}}}
+              """,
+              """
+              {"type": "object", "required": ["findings", "phase", "scanned", "fixed"],
+               "properties": {
+                 "findings": {"type": "array", "items": {"type": "object",
+                   "required": ["scope", "id", "version", "in", "field", "kind", "position"],
+                   "properties": {"scope": SCOPE, "id": {"type": "string"},
+                     "version": {"type": "integer"},
+                     "in": {"enum": ["live", "hidden", "history"]},
+                     "field": {"type": "string"}, "kind": {"type": "string"},
+                     "position": {"type": "integer"}}}},
+                 "phase": {"enum": ["records", "history"]},
+                 "scanned": {"type": "integer"},
+                 "fixed": {"type": "integer"},
+                 "total_records": {"type": "integer",
+                   "description": "Live records in the store; in the first answer only."},
+                 "next_cursor": {"type": "string"}}}
+              """,
+              (engine, caller, request) -> engine.scanSecrets(caller, request)));
 
   private static final java.util.Map<String, CoreOperation> BY_NAME =
       ALL.stream()

@@ -68,6 +68,7 @@ final class Engine implements SgmService {
   private final RecordWrites writes;
   private final IndexedRetrieve indexed;
   private final StorageRetrieve stored;
+  private final SecretSweep sweep;
 
   Engine(
       Storage storage,
@@ -97,6 +98,7 @@ final class Engine implements SgmService {
     this.writes = new RecordWrites(storage, validator, secrets, indexer, plugins, clock);
     this.indexed = new IndexedRetrieve(search);
     this.stored = new StorageRetrieve(storage);
+    this.sweep = new SecretSweep(storage, writes, secrets);
   }
 
   /** Ok while the storage answers; {@code unavailable} while it does not (a database gone). */
@@ -305,6 +307,11 @@ final class Engine implements SgmService {
     ObjectNode answer = Json.object();
     tokens.list().forEach(answer.putArray("tokens")::add);
     return answer;
+  }
+
+  /** {@code secrets.scan}: a page of the search for credentials already stored, for the owner. */
+  JsonNode scanSecrets(Caller caller, JsonNode request) {
+    return sweep.run(caller, request);
   }
 
   /** {@code tokens.revoke}: revokes a token, for the owner. */

@@ -42,6 +42,11 @@ import java.util.Map;
  * then every row is written as it was (rows written while history was off have no entries), and a
  * row that no longer exists is removed. Write sequence numbers are the target's own, in the same
  * order.
+ *
+ * <p>An import goes through the credential policy ({@code secrets.on-detect}) like any write: with
+ * {@code redact}, documents and text content holding credentials are stored redacted (content under
+ * its new hash, and the records referring to it follow); with {@code reject}, {@link #check}
+ * refuses such an archive before anything is written.
  */
 public final class MemoryArchive {
   /** The header's key and this format's number. */
@@ -62,11 +67,57 @@ public final class MemoryArchive {
 
   private final Storage storage;
   private final RecordIndexer indexer;
+  private final SecretPolicy secrets;
 
-  MemoryArchive(Storage storage, RecordIndexer indexer) {
+  MemoryArchive(Storage storage, RecordIndexer indexer, SecretPolicy secrets) {
     this.storage = storage;
     this.indexer = indexer;
+    this.secrets = secrets;
   }
+
+  /**
+   * Reads a whole archive and fails, naming the line, the field and the kind, if it holds a
+   * credential the policy refuses; does nothing unless the policy is {@code reject}.
+   */
+  void check(BufferedReader in) throws IOException {
+    if (secrets.action() != SecretPolicy.Action.REJECT) {
+      return;
+    }
+    long lineNumber = 0;
+    for (String text = in.readLine(); text != null; text = in.readLine()) {
+      lineNumber++;
+      if (text.isBlank() || lineNumber == 1) {
+        continue;
+      }
+      JsonNode line;
+      try {
+        line = Json.parse(text);
+      } catch (SgmException e) {
+        throw SgmException.invalidRequest("line " + lineNumber, e.getMessage());
+      }
+      try {
+        switch (line.path("kind").asText()) {
+          case "content" -> {
+            if (TEXT.equals(line.path("encoding").asText())) {
+              secrets.applyToText(Base64.getDecoder().decode(line.path("body_base64").asText()));
+            }
+          }
+          case "version", "row" -> {
+            String document = line.path("document").asText();
+            if (!document.isEmpty()) {
+              secrets.apply((ObjectNode) Json.parse(document));
+            }
+          }
+          default -> {}
+        }
+      } catch (SgmException e) {
+        throw e.withFieldPrefix("line " + lineNumber + ": ");
+      }
+    }
+  }
+
+  /** The encoding of text content, which is scanned. */
+  private static final String TEXT = "utf-8";
 
   /** What an export wrote or an import read: rows, version-log entries, snapshots, contents. */
   public record Counts(long rows, long versions, long snapshots, long contents) {}
@@ -208,6 +259,10 @@ public final class MemoryArchive {
     private final Map<String, StoredRecord> written = new HashMap<>();
 
     private final java.util.Set<String> rowsSeen = new java.util.HashSet<>();
+
+    /** Text content stored redacted: its hash in the archive, and the reference it has now. */
+    private final Map<String, ContentReference> rehashed = new HashMap<>();
+
     private long rows;
     private long versions;
     private long snapshots;
@@ -215,19 +270,47 @@ public final class MemoryArchive {
 
     void content(JsonNode line) {
       byte[] body = Base64.getDecoder().decode(line.path("body_base64").asText());
-      storage.putContent(
-          new ContentReference(
-              line.path("hash").asText(),
-              line.path("encoding").asText(),
-              line.path("bytes").asLong()),
-          body);
+      String hash = line.path("hash").asText();
+      String encoding = line.path("encoding").asText();
+      ContentReference reference =
+          new ContentReference(hash, encoding, line.path("bytes").asLong());
+      if (TEXT.equals(encoding)) {
+        byte[] clean = secrets.applyToText(body);
+        if (clean != body) {
+          body = clean;
+          reference = new ContentReference(RecordIndexer.sha256(clean), encoding, clean.length);
+          rehashed.put(hash, reference);
+        }
+      }
+      storage.putContent(reference, body);
       contents++;
+    }
+
+    /**
+     * A document as the policy lets it in: redacted where it holds a credential, pointing at
+     * content stored redacted; otherwise byte for byte as it was.
+     */
+    String screened(String document) {
+      if (document.isEmpty()) {
+        return document;
+      }
+      JsonNode original = Json.parse(document);
+      if (!(original instanceof ObjectNode)) {
+        return document;
+      }
+      ObjectNode doc = (ObjectNode) original.deepCopy();
+      ContentReference moved = rehashed.get(doc.path("reference").path("hash").asText(""));
+      if (moved != null && doc.get("reference") instanceof ObjectNode reference) {
+        reference.put("hash", moved.hash()).put("bytes", moved.bytes());
+      }
+      secrets.apply(doc);
+      return doc.equals(original) ? document : Json.write(doc);
     }
 
     void version(JsonNode line) {
       Scope scope = scopeOf(line);
       String id = line.path("id").asText();
-      String document = line.path("document").asText();
+      String document = screened(line.path("document").asText());
       boolean deleted = line.path("deleted").asBoolean();
       ObjectNode doc = (ObjectNode) Json.parse(document);
       StoredRecord record =
@@ -273,7 +356,7 @@ public final class MemoryArchive {
     void row(JsonNode line) {
       Scope scope = scopeOf(line);
       String id = line.path("id").asText();
-      String document = line.path("document").asText();
+      String document = screened(line.path("document").asText());
       boolean deleted = line.path("deleted").asBoolean();
       StoredRecord record =
           StoredRecord.toWrite(

@@ -129,6 +129,27 @@ final class RecordWrites {
   }
 
   /**
+   * Stores {@code stored}, a record as it is stored at {@code version}, with its credentials
+   * replaced, as its next version, whatever {@code secrets.on-detect} says: how what was stored
+   * before (or while the policy allowed it) is cleaned. Empty when it holds none; {@code conflict}
+   * when it changed since it was read.
+   */
+  Optional<StoreResult> storeRedacted(Caller caller, JsonNode stored, long version) {
+    ObjectNode record = validator.validate(stored).deepCopy();
+    Profile owner = plugins.ownerOf(record.path("type").asText());
+    if (owner != null && record.has("data")) {
+      owner.validate(record);
+      owner.complete(record);
+    }
+    if (secrets.redact(record).isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        storage.inShortTransaction(
+            tx -> apply(tx, caller, record, version, false, Change.Kind.STORED)));
+  }
+
+  /**
    * {@code forbidden} when a principal's record references content (by hash) that this principal
    * has not put: a reference never resolves content its writer could not read. The answer is the
    * same whether or not the hash is held, so it tells nothing of other principals' content.

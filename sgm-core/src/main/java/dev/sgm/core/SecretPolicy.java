@@ -1,5 +1,6 @@
 package dev.sgm.core;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.ErrorCode;
@@ -17,25 +18,47 @@ import java.util.Locale;
  * audited or sent to a watcher, and lists what it replaced in {@code metadata.sgm_redactions};
  * {@code reject} refuses the write as {@code invalid_record} naming the field and the kind; {@code
  * allow} stores it as written (for a deployment that has its own scanning; a warning at start).
+ *
+ * <p>A scan that fails (a profile's detector throws) fails the write closed: {@code internal},
+ * nothing written, and the server goes on serving.
  */
-public enum SecretPolicy {
-  REDACT,
-  REJECT,
-  ALLOW;
+public final class SecretPolicy {
+  /** What a write does with a credential found in it. */
+  public enum Action {
+    REDACT,
+    REJECT,
+    ALLOW;
+
+    /** Its name in configuration and discovery. */
+    public String wireName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
 
   private static final System.Logger LOG = System.getLogger(SecretPolicy.class.getName());
 
   /** Where a redaction is recorded on the record. */
   public static final String REDACTIONS = "sgm_redactions";
 
-  /** The policy {@code config} names ({@link ConfigLoader#SECRETS_ON_DETECT}). */
-  static SecretPolicy of(Config config) {
+  private final Action action;
+  private final SecretScanner scanner;
+
+  SecretPolicy(Action action, SecretScanner scanner) {
+    this.action = action;
+    this.scanner = scanner;
+  }
+
+  /**
+   * The policy {@code config} names ({@link ConfigLoader#SECRETS_ON_DETECT}), finding credentials
+   * with {@code scanner}.
+   */
+  static SecretPolicy of(Config config, SecretScanner scanner) {
     String value = config.get(ConfigLoader.SECRETS_ON_DETECT, "redact");
-    SecretPolicy policy =
+    Action action =
         switch (value.toLowerCase(Locale.ROOT)) {
-          case "redact" -> REDACT;
-          case "reject" -> REJECT;
-          case "allow" -> ALLOW;
+          case "redact" -> Action.REDACT;
+          case "reject" -> Action.REJECT;
+          case "allow" -> Action.ALLOW;
           default ->
               throw new SgmException(
                   ErrorCode.INVALID_REQUEST,
@@ -45,35 +68,71 @@ public enum SecretPolicy {
                       + value
                       + "'");
         };
-    if (policy == ALLOW) {
+    if (action == Action.ALLOW) {
       LOG.log(
           System.Logger.Level.WARNING,
           ConfigLoader.SECRETS_ON_DETECT
               + "=allow: credentials written to this memory are stored as written and shared with"
               + " every reader");
     }
-    return policy;
+    return new SecretPolicy(action, scanner);
   }
 
-  /** Its name in configuration and discovery. */
-  public String wireName() {
-    return name().toLowerCase(Locale.ROOT);
+  /** What a write does with a credential found in it. */
+  public Action action() {
+    return action;
   }
 
   /** Applies the policy to a record about to be written (a private copy, changed in place). */
   void apply(ObjectNode record) {
-    if (this == ALLOW) {
+    if (action == Action.ALLOW) {
       return;
     }
     List<SecretScanner.Finding> found =
-        this == REJECT ? SecretScanner.find(record) : SecretScanner.redact(record);
+        action == Action.REJECT ? find(record) : failClosed(() -> scanner.redact(record));
     if (found.isEmpty()) {
       return;
     }
-    if (this == REJECT) {
+    if (action == Action.REJECT) {
       throw refused(found);
     }
     metadata(record).set(REDACTIONS, describeFindings(found));
+  }
+
+  /**
+   * The credentials in a record, whatever the policy (for reporting what is already stored), or
+   * {@code internal} when the scan fails.
+   */
+  List<SecretScanner.Finding> find(JsonNode record) {
+    return failClosed(() -> scanner.find(record));
+  }
+
+  /**
+   * Redacts the credentials in a record in place, whatever the policy (to clean what is already
+   * stored), recording them in {@code metadata.sgm_redactions}; what it found.
+   */
+  List<SecretScanner.Finding> redact(ObjectNode record) {
+    List<SecretScanner.Finding> found = failClosed(() -> scanner.redact(record));
+    if (!found.isEmpty()) {
+      JsonNode earlier = metadata(record).get(REDACTIONS);
+      ArrayNode all = earlier instanceof ArrayNode list ? list : dev.sgm.api.Json.array();
+      all.addAll(describeFindings(found));
+      metadata(record).set(REDACTIONS, all);
+    }
+    return found;
+  }
+
+  /** A scan, or {@code internal} if it fails: text a scan could not finish is never let through. */
+  private static List<SecretScanner.Finding> failClosed(
+      java.util.function.Supplier<List<SecretScanner.Finding>> scan) {
+    try {
+      return scan.get();
+    } catch (RuntimeException | StackOverflowError e) {
+      LOG.log(System.Logger.Level.ERROR, "the credential scan failed; the write is refused", e);
+      throw new SgmException(
+          ErrorCode.INTERNAL,
+          "the credential scan failed (" + e.getClass().getSimpleName() + "); nothing was written");
+    }
   }
 
   /**
@@ -81,7 +140,7 @@ public enum SecretPolicy {
    * the refusal. Binary content is not scanned (it is not text), and passes as it is.
    */
   byte[] applyToText(byte[] bytes) {
-    if (this == ALLOW) {
+    if (action == Action.ALLOW) {
       return bytes;
     }
     // The text as a record's content, so that one rule decides both.
@@ -126,8 +185,8 @@ public enum SecretPolicy {
 
   /** Discovery's {@code secrets} object: the policy in force and the kinds detected. */
   ObjectNode describe() {
-    ObjectNode secrets = dev.sgm.api.Json.object().put("on_detect", wireName());
-    SecretScanner.KINDS.forEach(secrets.putArray("detectors")::add);
+    ObjectNode secrets = dev.sgm.api.Json.object().put("on_detect", action.wireName());
+    scanner.kinds().forEach(secrets.putArray("detectors")::add);
     return secrets;
   }
 }

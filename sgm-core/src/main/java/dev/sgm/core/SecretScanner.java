@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.sgm.api.spi.SecretDetector;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -17,8 +18,14 @@ import java.util.regex.Pattern;
  * assigned to names such as {@code password} or {@code api_key}. Each rule states the format it
  * follows. Every rule is a regular expression without nested repetition over input split at
  * whitespace-free boundaries, or a plain search, so a scan is linear in the text's length.
+ *
+ * <p>Profiles may add detectors of their own ({@link SecretDetector}); they run after the built-in
+ * rules on the same text.
  */
 public final class SecretScanner {
+  /** The built-in rules alone. */
+  public static final SecretScanner BUILT_IN = new SecretScanner(List.of());
+
   /** One credential found: its kind, the field it is in, and where in that field's text. */
   public record Finding(String kind, String field, int start, int end) {}
 
@@ -100,7 +107,7 @@ public final class SecretScanner {
               1,
               true));
 
-  /** Every kind of credential found, as findings and redactions name them. */
+  /** Every kind of credential the built-in rules find, as findings and redactions name them. */
   public static final List<String> KINDS =
       java.util.stream.Stream.concat(
               java.util.stream.Stream.of("private_key"), RULES.stream().map(Rule::kind))
@@ -111,14 +118,26 @@ public final class SecretScanner {
   private static final Pattern PEM_LABEL =
       Pattern.compile("-----BEGIN ((?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?)-----");
 
-  private SecretScanner() {}
+  private final List<SecretDetector> extra;
+
+  /** The built-in rules and {@code extra} detectors. */
+  public SecretScanner(List<SecretDetector> extra) {
+    this.extra = List.copyOf(extra);
+  }
+
+  /** Every kind this scanner reports: the built-in ones, then the extra detectors'. */
+  public List<String> kinds() {
+    java.util.LinkedHashSet<String> kinds = new java.util.LinkedHashSet<>(KINDS);
+    extra.forEach(detector -> kinds.addAll(detector.kinds()));
+    return List.copyOf(kinds);
+  }
 
   private static Rule rule(String kind, String regex, int group, boolean needsEntropy) {
     return new Rule(kind, Pattern.compile(regex), group, needsEntropy);
   }
 
   /** The credentials in {@code text}, in order, none overlapping; {@code field} names the text. */
-  public static List<Finding> scan(String field, String text) {
+  public List<Finding> scan(String field, String text) {
     List<Finding> found = new ArrayList<>();
     privateKeys(field, text, found);
     for (Rule rule : RULES) {
@@ -140,7 +159,30 @@ public final class SecretScanner {
         found.add(new Finding(rule.kind(), field, start, end));
       }
     }
+    for (SecretDetector detector : extra) {
+      for (SecretDetector.Match match : detector.find(text)) {
+        found.add(checked(detector, match, field, text.length()));
+      }
+    }
     return withoutOverlaps(found);
+  }
+
+  /** A detector's match as a finding, if it is one: else the detector is broken, and says so. */
+  private static Finding checked(
+      SecretDetector detector, SecretDetector.Match match, String field, int length) {
+    if (match == null
+        || match.start() < 0
+        || match.end() > length
+        || match.start() >= match.end()
+        || match.kind() == null
+        || !SecretDetector.KIND.matcher(match.kind()).matches()) {
+      throw new IllegalStateException(
+          "secret detector "
+              + detector.getClass().getName()
+              + " reported an impossible match: "
+              + match);
+    }
+    return new Finding(match.kind(), field, match.start(), match.end());
   }
 
   /** PEM and OpenSSH private keys, found by their armour: a linear search, no regex over keys. */
@@ -245,7 +287,7 @@ public final class SecretScanner {
    * and the string values of {@code data} and {@code metadata}) with {@code [REDACTED:<kind>]};
    * returns what was found, with positions in the text as it was.
    */
-  public static List<Finding> redact(ObjectNode record) {
+  public List<Finding> redact(ObjectNode record) {
     List<Finding> all = new ArrayList<>();
     for (String field : List.of("content", "title")) {
       JsonNode value = record.get(field);
@@ -271,11 +313,11 @@ public final class SecretScanner {
   }
 
   /** What {@link #redact} would find, without changing the record. */
-  public static List<Finding> find(JsonNode record) {
+  public List<Finding> find(JsonNode record) {
     return redact(record.deepCopy());
   }
 
-  private static void redactTree(String path, JsonNode node, List<Finding> all) {
+  private void redactTree(String path, JsonNode node, List<Finding> all) {
     if (node instanceof ObjectNode object) {
       List<String> names = new ArrayList<>();
       object.fieldNames().forEachRemaining(names::add);
@@ -301,7 +343,7 @@ public final class SecretScanner {
     }
   }
 
-  private static TextNode redacted(String field, String text, List<Finding> all) {
+  private TextNode redacted(String field, String text, List<Finding> all) {
     List<Finding> found = scan(field, text);
     if (found.isEmpty()) {
       return TextNode.valueOf(text);

@@ -122,7 +122,17 @@ public final class SgmRuntime implements AutoCloseable {
    */
   public MemoryArchive.Counts exportArchive(java.io.Writer out, Progress progress)
       throws java.io.IOException {
-    return new MemoryArchive(graph.storage(), new RecordIndexer()).export(out, progress);
+    return new MemoryArchive(graph.storage(), new RecordIndexer(), graph.secrets())
+        .export(out, progress);
+  }
+
+  /**
+   * Reads a whole archive and refuses it, naming the line, field and kind, when it holds a
+   * credential and {@code secrets.on-detect} is {@code reject}: run before {@link #importArchive},
+   * so that such an import writes nothing. Does nothing under the other policies.
+   */
+  public void checkArchive(java.io.BufferedReader in) throws java.io.IOException {
+    new MemoryArchive(graph.storage(), new RecordIndexer(), graph.secrets()).check(in);
   }
 
   /**
@@ -132,7 +142,7 @@ public final class SgmRuntime implements AutoCloseable {
    */
   public MemoryArchive.Counts importArchive(
       java.io.BufferedReader in, long totalLines, Progress progress) throws java.io.IOException {
-    return new MemoryArchive(graph.storage(), new RecordIndexer())
+    return new MemoryArchive(graph.storage(), new RecordIndexer(), graph.secrets())
         .importInto(in, totalLines, progress);
   }
 

@@ -140,8 +140,8 @@ class PluginsTest {
     try (SgmRuntime sgm = TestRuntimes.open()) {
       assertEquals(List.of("memory:recording"), sgm.startTransports().get(0).endpoints());
     }
-    // Started once the engine offers its operations: the 13 of core and the example profile's one.
-    assertEquals(List.of("start 14", "close"), RecordingTransportProvider.EVENTS);
+    // Started once the engine offers its operations: the 14 of core and the example profile's one.
+    assertEquals(List.of("start 15", "close"), RecordingTransportProvider.EVENTS);
   }
 
   @Test

@@ -96,7 +96,7 @@ class SecretScannerTest {
         String kind = fake.getKey();
         String text = "Notes from the deploy: " + fake.getValue() + " (do not share)";
         ObjectNode record = Json.object().put("content", text);
-        List<SecretScanner.Finding> found = SecretScanner.redact(record);
+        List<SecretScanner.Finding> found = SecretScanner.BUILT_IN.redact(record);
         assertEquals(1, found.size(), kind + " in " + text + ": " + found);
         assertEquals(kind, found.get(0).kind(), text);
         assertEquals("content", found.get(0).field());
@@ -118,7 +118,7 @@ class SecretScannerTest {
                 "content",
                 "deploy key for staging: AKIAIOSFODNN7EXAMPLE secret"
                     + " wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY");
-    List<SecretScanner.Finding> found = SecretScanner.redact(record);
+    List<SecretScanner.Finding> found = SecretScanner.BUILT_IN.redact(record);
     assertEquals(
         List.of("aws_access_key_id", "aws_secret_access_key"),
         found.stream().map(SecretScanner.Finding::kind).toList());
@@ -137,7 +137,7 @@ class SecretScannerTest {
     record.putObject("data").putArray("steps").addObject().put("cmd", "export T=" + token);
     record.putObject("metadata").put("note", token);
     List<String> fields =
-        SecretScanner.redact(record).stream().map(SecretScanner.Finding::field).toList();
+        SecretScanner.BUILT_IN.redact(record).stream().map(SecretScanner.Finding::field).toList();
     assertEquals(List.of("title", "tags[1]", "data.steps[0].cmd", "metadata.note"), fields);
     assertFalse(record.toString().contains(token), record.toString());
   }
@@ -165,7 +165,7 @@ class SecretScannerTest {
         "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----");
     for (String text : negatives) {
       ObjectNode record = Json.object().put("content", text);
-      assertEquals(List.of(), SecretScanner.redact(record), text);
+      assertEquals(List.of(), SecretScanner.BUILT_IN.redact(record), text);
       assertEquals(text, record.path("content").asText());
     }
   }
@@ -177,7 +177,7 @@ class SecretScannerTest {
       text.append("password: ").append("aaaa ").append("AKIA").append("sk_test_ ").append("eyJ.");
     }
     text.append(" ghp_").append(random(ALNUM, 36));
-    List<SecretScanner.Finding> found = SecretScanner.scan("content", text.toString());
+    List<SecretScanner.Finding> found = SecretScanner.BUILT_IN.scan("content", text.toString());
     assertEquals(List.of("github_token"), found.stream().map(SecretScanner.Finding::kind).toList());
   }
 }

@@ -311,6 +311,13 @@ class ResponseSchemasTest {
                 "{'principal': 'schemas', 'grants': ['project=schemas:read'], 'expires_in': '1h'}"));
     client.call("tokens.list", Json.object());
     client.call("tokens.revoke", Json.object().put("id", created.path("id").asText()));
+    JsonNode page = client.call("secrets.scan", Json.object().put("limit", 1));
+    while (page.hasNonNull("next_cursor")) {
+      page =
+          client.call(
+              "secrets.scan",
+              Json.object().put("limit", 1000).put("cursor", page.path("next_cursor").asText()));
+    }
   }
 
   private static String unique() {

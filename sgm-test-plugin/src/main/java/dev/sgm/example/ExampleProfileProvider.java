@@ -17,18 +17,29 @@ import dev.sgm.api.spi.ProfileContext;
 import dev.sgm.api.spi.ProfileOperation;
 import dev.sgm.api.spi.ProfileProvider;
 import dev.sgm.api.spi.RecordType;
+import dev.sgm.api.spi.SecretDetector;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Provides the {@code example} profile: {@code greeting} records, whose {@code data.text} must be a
  * non-empty string, and {@code example.greet}, which greets a name and counts the greetings kept in
- * a scope.
+ * a scope; and a detector of {@code exmpl_} tokens, which fails on purpose on text that says
+ * {@value #BREAK_DETECTOR} (how tests see a failing detector fail a write closed).
  */
 public final class ExampleProfileProvider implements ProfileProvider {
+  /** Text that makes the example's secret detector throw. */
+  public static final String BREAK_DETECTOR = "break-the-example-detector";
+
+  /** The example's tokens: {@code exmpl_} and 16 lowercase hexadecimal digits. */
+  private static final Pattern TOKEN = Pattern.compile("\\bexmpl_[0-9a-f]{16}\\b");
+
   @Override
   public String name() {
     return "example";
@@ -51,6 +62,30 @@ public final class ExampleProfileProvider implements ProfileProvider {
                     .description("A greeting someone left.")
                     .required("text", JsonSchemas.text("What it says."))
                     .build()));
+      }
+
+      @Override
+      public List<SecretDetector> secretDetectors() {
+        return List.of(
+            new SecretDetector() {
+              @Override
+              public List<String> kinds() {
+                return List.of("example_token");
+              }
+
+              @Override
+              public List<Match> find(String text) {
+                if (text.contains(BREAK_DETECTOR)) {
+                  throw new IllegalStateException("the example detector broke, as asked");
+                }
+                Matcher matcher = TOKEN.matcher(text);
+                List<Match> found = new ArrayList<>();
+                while (matcher.find()) {
+                  found.add(new Match("example_token", matcher.start(), matcher.end()));
+                }
+                return found;
+              }
+            });
       }
 
       @Override

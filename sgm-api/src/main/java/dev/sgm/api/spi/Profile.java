@@ -40,6 +40,11 @@ public interface Profile {
    */
   default void afterStore(RecordWriter writer, dev.sgm.api.MemoryRecord record) {}
 
+  /** Detectors of credential formats this profile knows, run on every write beside the core's. */
+  default List<SecretDetector> secretDetectors() {
+    return List.of();
+  }
+
   /** The operations this profile adds, invoked by wire name. */
   default List<ProfileOperation> operations() {
     return List.of();

@@ -52,4 +52,25 @@ public interface StorageTransaction {
 
   /** The snapshots taken of exactly {@code scope}, newest first. */
   List<SnapshotEntry> snapshots(Scope scope);
+
+  /**
+   * Replaces in place the document of the version entry {@code seq} of (scope, id), changing
+   * nothing else: how a credential is purged from history, where a new version would leave it in
+   * the old ones. False when there is no such entry. A storage that keeps no version log answers
+   * {@code unsupported_capability}.
+   */
+  default boolean rewriteVersion(Scope scope, String id, long seq, String document) {
+    throw new dev.sgm.api.SgmException(
+        dev.sgm.api.ErrorCode.UNSUPPORTED_CAPABILITY, "this storage cannot rewrite its history");
+  }
+
+  /**
+   * Replaces in place the document of the hidden (deleted) row at (scope, id), changing nothing
+   * else: a hidden row is no version a write could replace. False when there is no hidden row
+   * there.
+   */
+  default boolean rewriteHiddenRow(Scope scope, String id, String document) {
+    throw new dev.sgm.api.SgmException(
+        dev.sgm.api.ErrorCode.UNSUPPORTED_CAPABILITY, "this storage cannot rewrite its history");
+  }
 }

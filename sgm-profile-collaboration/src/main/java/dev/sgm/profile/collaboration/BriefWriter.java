@@ -1,6 +1,7 @@
 package dev.sgm.profile.collaboration;
 
 import dev.sgm.api.BriefBudget;
+import dev.sgm.api.QuotedMemory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -173,16 +174,11 @@ final class BriefWriter {
 
   /** A fence longer than any run of backticks in the items, so that none can close it. */
   private static String fence(List<Item> items) {
-    int longest = 2;
+    StringBuilder quoted = new StringBuilder();
     for (Item item : items) {
-      int run = 0;
-      String text = item.attribution() + item.text();
-      for (int i = 0; i < text.length(); i++) {
-        run = text.charAt(i) == '`' ? run + 1 : 0;
-        longest = Math.max(longest, run);
-      }
+      quoted.append(item.attribution()).append('\n').append(item.text()).append('\n');
     }
-    return "`".repeat(longest + 1);
+    return QuotedMemory.fence(quoted);
   }
 
   private static String omissionLine(

@@ -404,6 +404,39 @@ final class SqlUnitOfWork implements StorageTransaction {
   }
 
   @Override
+  public boolean rewriteVersion(Scope scope, String id, long seq, String document) {
+    dialect.beforeWrite();
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "UPDATE record_versions SET doc = ? WHERE scope_key = ? AND id = ? AND seq = ?")) {
+      ps.setString(1, document);
+      ps.setString(2, scope.canonical());
+      ps.setString(3, id);
+      ps.setLong(4, seq);
+      return ps.executeUpdate() > 0;
+    } catch (SQLException e) {
+      throw new SqlFailure(e);
+    }
+  }
+
+  @Override
+  public boolean rewriteHiddenRow(Scope scope, String id, String document) {
+    dialect.beforeWrite();
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "UPDATE records SET doc = ? WHERE scope_key = ? AND id = ? AND deleted = TRUE")) {
+      ps.setString(1, document);
+      ps.setString(2, scope.canonical());
+      ps.setString(3, id);
+      boolean rewritten = ps.executeUpdate() > 0;
+      read.remove(scope.qualify(id));
+      return rewritten;
+    } catch (SQLException e) {
+      throw new SqlFailure(e);
+    }
+  }
+
+  @Override
   public void remove(Scope scope, String id, WriteLog log) {
     dialect.beforeWrite();
     try {

@@ -9,6 +9,7 @@ import dev.sgm.api.ErrorCode;
 import dev.sgm.api.Scope;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Change;
+import dev.sgm.api.spi.RecordIndex;
 import dev.sgm.api.spi.SnapshotEntry;
 import dev.sgm.api.spi.StoredRecord;
 import dev.sgm.api.spi.VersionEntry;
@@ -61,6 +62,47 @@ public abstract class StorageHistoryTck extends StorageQueriesTck {
     assertEquals(
         List.of(),
         storage.inTransaction(tx -> tx.versions(scope("beta"), "a", Long.MAX_VALUE, 10)));
+  }
+
+  @Test
+  @DisplayName("a version entry and a hidden row can be rewritten in place, and nothing else moves")
+  @Requirement(rule = "storage: version log")
+  void versions_rewrittenInPlace() {
+    Scope alpha = scope("alpha");
+    put(row(alpha, "a", 1, "key one"), stored("alice", true));
+    put(row(alpha, "a", 2, "two"), stored("bob", true));
+    List<VersionEntry> before =
+        storage.inTransaction(tx -> tx.versions(alpha, "a", Long.MAX_VALUE, 10));
+    VersionEntry first = before.get(1);
+    String clean = doc(alpha, "a", 1, "[REDACTED:x]");
+    assertTrue(inTx(tx -> tx.rewriteVersion(alpha, "a", first.seq(), clean)), "the entry is there");
+    assertFalse(
+        inTx(tx -> tx.rewriteVersion(alpha, "b", first.seq(), clean)),
+        "no entry of another record is touched");
+    List<VersionEntry> after =
+        storage.inTransaction(tx -> tx.versions(alpha, "a", Long.MAX_VALUE, 10));
+    assertEquals(clean, after.get(1).document());
+    assertEquals(first.seq(), after.get(1).seq());
+    assertEquals(first.writer(), after.get(1).writer());
+    assertEquals(before.get(0), after.get(0), "the other entry is as it was");
+
+    StoredRecord hidden =
+        StoredRecord.toWrite(
+            alpha, "h", "note", 1, now(), now(), true, doc(alpha, "h", 1, "key"), RecordIndex.NONE);
+    put(hidden, stored("carol", false));
+    assertFalse(
+        inTx(tx -> tx.rewriteHiddenRow(alpha, "a", clean)), "a live row is not rewritten in place");
+    String cleanHidden = doc(alpha, "h", 1, "[REDACTED:x]");
+    assertTrue(inTx(tx -> tx.rewriteHiddenRow(alpha, "h", cleanHidden)));
+    StoredRecord rewritten = storage.find(alpha, "h").orElseThrow();
+    assertTrue(rewritten.deleted());
+    assertEquals(cleanHidden, rewritten.document());
+    assertEquals(1, rewritten.version());
+  }
+
+  private boolean inTx(
+      java.util.function.Function<dev.sgm.api.spi.StorageTransaction, Boolean> work) {
+    return storage.inTransaction(work);
   }
 
   @Test

@@ -10,6 +10,7 @@ import dev.sgm.api.MemoryRecord;
 import dev.sgm.api.OperationDescriptor;
 import dev.sgm.api.OperationEffects;
 import dev.sgm.api.Operations;
+import dev.sgm.api.QuotedMemory;
 import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
 import java.util.LinkedHashMap;
@@ -296,6 +297,7 @@ final class McpTools {
       entry.put("id", record.path("id").asText());
       entry.put("type", record.path("type").asText());
       entry.set("scope", record.path("scope"));
+      entry.put("agent", record.path("provenance").path("agent").asText("?"));
       if (record.has("title")) {
         entry.set("title", record.get("title"));
       }
@@ -313,35 +315,61 @@ final class McpTools {
     return compact;
   }
 
-  /** A one-line rendering of a result, for the text part of a tool result. */
+  /**
+   * A short rendering of a result, for the text part of a tool result. Records come as quoted
+   * memory, one line each with who wrote it, when and its id, so that a stored instruction reads as
+   * data ({@link QuotedMemory}).
+   */
   static String summary(String name, JsonNode result) {
     if (result.has("records") && result.has("total")) {
-      StringBuilder text =
-          new StringBuilder(
-              result.path("records").size() + " of " + result.path("total").asLong() + " records");
+      StringBuilder lines = new StringBuilder();
       for (JsonNode r : result.path("records")) {
-        text.append("\n- ").append(r.path("id").asText());
         String title =
             r.path("title").asText(r.path("first_line").asText(r.path("content").asText("")));
+        lines.append("- ").append(attribution(r));
         if (!title.isEmpty()) {
-          text.append(": ").append(title.lines().findFirst().orElse(""));
+          lines.append(": ").append(title.lines().findFirst().orElse(""));
         }
+        lines.append('\n');
       }
-      return text.toString();
+      String count =
+          result.path("records").size() + " of " + result.path("total").asLong() + " records";
+      return lines.isEmpty()
+          ? count
+          : count + "; " + QuotedMemory.NOTICE + ":\n" + QuotedMemory.block(lines);
     }
     if (result.has("record")) {
       JsonNode r = result.get("record");
+      String line =
+          attribution(r)
+              + ", version "
+              + r.path("version").asLong()
+              + (r.has("content")
+                  ? ": " + r.path("content").asText().lines().findFirst().orElse("")
+                  : "");
       return r.path("type").asText()
           + " "
           + r.path("id").asText()
-          + " (version "
-          + r.path("version").asLong()
-          + ")"
-          + (r.has("content")
-              ? ": " + r.path("content").asText().lines().findFirst().orElse("")
-              : "");
+          + "; "
+          + QuotedMemory.NOTICE
+          + ":\n"
+          + QuotedMemory.block(line);
     }
     String text = Json.write(result);
     return text.length() > 500 ? text.substring(0, 499) + "…" : text;
+  }
+
+  /** {@code [type · agent · date · id]} of a record or a compact entry. */
+  private static String attribution(JsonNode r) {
+    String agent = r.path("agent").asText(r.path("provenance").path("agent").asText("?"));
+    String date = r.path("updated_at").asText("");
+    return "["
+        + r.path("type").asText("?")
+        + " · "
+        + agent
+        + (date.length() >= 10 ? " · " + date.substring(0, 10) : "")
+        + " · "
+        + r.path("id").asText()
+        + "]";
   }
 }
