@@ -77,7 +77,12 @@ final class H2Schema {
           // 5: the principals that put each content, so that only content its writer put resolves.
           List.of(
               "CREATE TABLE content_holders (hash VARCHAR(64) NOT NULL, holder VARCHAR(256) NOT NULL,"
-                  + " PRIMARY KEY (hash, holder))"));
+                  + " PRIMARY KEY (hash, holder))"),
+          // 6: queries by type (a session brief's handoffs, rules, decisions, tasks, statuses)
+          // read the few records of that type, not every record of the scope.
+          List.of(
+              "CREATE INDEX records_by_type"
+                  + " ON records(scope_key, type, deleted, updated_us, pk, created_seq)"));
 
   private H2Schema() {}
 

@@ -24,7 +24,7 @@ final class PostgresSchema {
         .dataSource(dataSource)
         .locations(new String[0])
         .failOnMissingLocations(false)
-        .javaMigrations(new V1(), new V2(), new V3())
+        .javaMigrations(new V1(), new V2(), new V3(), new V4())
         .load()
         .migrate();
   }
@@ -100,6 +100,23 @@ final class PostgresSchema {
     @Override
     public String getDescription() {
       return "content holders";
+    }
+  }
+
+  /** Version 4: an index of records by type, for queries by type within a scope. */
+  static final class V4 extends SqlResource {
+    V4() {
+      super("V4__records_by_type.sql");
+    }
+
+    @Override
+    public org.flywaydb.core.api.MigrationVersion getVersion() {
+      return org.flywaydb.core.api.MigrationVersion.fromVersion("4");
+    }
+
+    @Override
+    public String getDescription() {
+      return "records by type";
     }
   }
 }
