@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.Json;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,24 +13,15 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code sgm code import-diff} and {@code import-symbols} on real git and ctags output. */
 class CodeCommandTest {
   @TempDir Path dir;
 
-  private record Run(int code, String out, String err) {}
-
-  private Run sgm(String... args) {
+  private CliRun sgm(String... args) {
     List<String> all = new ArrayList<>(List.of(args));
     all.addAll(List.of("--data", dir.resolve("data").toString()));
-    CommandLine commandLine = Sgm.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    commandLine.setOut(new PrintWriter(out));
-    commandLine.setErr(new PrintWriter(err));
-    int code = Sgm.execute(commandLine, all.toArray(String[]::new));
-    return new Run(code, out.toString().trim(), err.toString().trim());
+    return CliRun.sgm(all.toArray(String[]::new));
   }
 
   private static String run(Path in, String... command) throws Exception {
@@ -57,7 +46,7 @@ class CodeCommandTest {
     Path patch = dir.resolve("change.patch");
     Files.writeString(patch, run(repo, "git", "diff", "--cached"));
 
-    Run imported =
+    CliRun imported =
         sgm(
             "code",
             "import-diff",
@@ -75,7 +64,7 @@ class CodeCommandTest {
     assertEquals("dev", record.path("provenance").path("agent").asText());
     assertEquals("change.patch", record.path("provenance").path("source").asText());
 
-    Run touching =
+    CliRun touching =
         sgm(
             "call",
             "code.diffs_touching",
@@ -87,7 +76,7 @@ class CodeCommandTest {
         touching.out());
 
     Files.writeString(dir.resolve("broken.patch"), "--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n-a\n");
-    Run broken =
+    CliRun broken =
         sgm("code", "import-diff", dir.resolve("broken.patch").toString(), "--project", "demo");
     assertEquals(ExitCodes.INVALID, broken.code(), broken.err());
     assertTrue(broken.err().contains("data.patch"), broken.err());
@@ -117,7 +106,7 @@ class CodeCommandTest {
         "sgm-core/src/main/java",
         "sgm-app/src/main/java");
 
-    Run imported =
+    CliRun imported =
         sgm("code", "import-symbols", tags.toString(), "--project", "sgm", "--batch-size", "200");
     assertEquals(0, imported.code(), imported.err());
     long count;
@@ -127,7 +116,7 @@ class CodeCommandTest {
     assertTrue(
         imported.err().contains("imported " + count + " symbols"), imported.err() + " vs " + count);
 
-    Run found =
+    CliRun found =
         sgm(
             "call",
             "code.symbols",
@@ -144,9 +133,9 @@ class CodeCommandTest {
         data.path("range").path("end_line").asInt()
             > data.path("range").path("start_line").asInt());
 
-    Run again = sgm("code", "import-symbols", tags.toString(), "--project", "sgm");
+    CliRun again = sgm("code", "import-symbols", tags.toString(), "--project", "sgm");
     assertEquals(0, again.code(), again.err());
-    Run total = sgm("retrieve", "--scope", "project=sgm", "--type", "symbol", "--limit", "1");
+    CliRun total = sgm("retrieve", "--scope", "project=sgm", "--type", "symbol", "--limit", "1");
     assertEquals(
         count,
         Json.parse(total.out()).path("total").asLong(),

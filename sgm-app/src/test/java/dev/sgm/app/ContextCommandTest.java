@@ -1,5 +1,6 @@
 package dev.sgm.app;
 
+import static dev.sgm.app.CliRun.sgm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -7,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.Json;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +16,6 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code sgm context} and the project it finds from where it runs: the brief in each format, and a
@@ -25,18 +23,6 @@ import picocli.CommandLine;
  */
 class ContextCommandTest {
   @TempDir Path dir;
-
-  private record Run(int code, String out, String err) {}
-
-  private static Run sgm(String... args) {
-    CommandLine commandLine = Sgm.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    commandLine.setOut(new PrintWriter(out));
-    commandLine.setErr(new PrintWriter(err));
-    int code = Sgm.execute(commandLine, args);
-    return new Run(code, out.toString().trim(), err.toString().trim());
-  }
 
   private static void git(Path in, String... args) throws Exception {
     String[] command = new String[args.length + 1];
@@ -100,7 +86,7 @@ class ContextCommandTest {
   @Test
   void aMemoryNotMadeYetGivesABriefSayingItIsEmpty() {
     Path data = dir.resolve("never-made");
-    Run run = sgm("context", "--data", data.toString(), "--project", "p");
+    CliRun run = sgm("context", "--data", data.toString(), "--project", "p");
     assertEquals(0, run.code(), run.err());
     assertTrue(run.out().contains("The memory is empty"), run.out());
     assertFalse(Files.exists(data), "a brief makes no data directory");
@@ -118,7 +104,7 @@ class ContextCommandTest {
                 "{'id':'h1','type':'handoff','scope':{'project':'p'},'provenance':{'agent':'alice'},'data':{'from_agent':'alice','state':'open','summary':'Finish the migration.'}}"
                     .replace('\'', '"'))
             .code());
-    Run markdown = sgm("context", "--data", data, "--project", "p", "--agent", "claude");
+    CliRun markdown = sgm("context", "--data", data, "--project", "p", "--agent", "claude");
     assertEquals(0, markdown.code(), markdown.err());
     assertTrue(markdown.out().startsWith("# SGM brief · project p · for claude"), markdown.out());
     assertTrue(markdown.out().contains("Finish the migration."), markdown.out());
@@ -145,18 +131,18 @@ class ContextCommandTest {
   void aWrongBudgetOrFormatIsInvalidInputNamingIt() {
     String data = dir.resolve("data").toString();
     for (String budget : new String[] {"99", "x", "100001"}) {
-      Run run = sgm("context", "--data", data, "--budget", budget);
+      CliRun run = sgm("context", "--data", data, "--budget", budget);
       assertEquals(ExitCodes.INVALID, run.code(), budget);
       assertTrue(run.err().contains("--budget"), run.err());
     }
-    Run format = sgm("context", "--data", data, "--format", "yaml");
+    CliRun format = sgm("context", "--data", data, "--format", "yaml");
     assertEquals(ExitCodes.INVALID, format.code());
     assertTrue(format.err().contains("--format"), format.err());
   }
 
   @Test
   void aServerThatIsDownGivesABriefSayingMemoryIsUnavailable() {
-    Run run = sgm("context", "--remote", "http://127.0.0.1:1", "--project", "p");
+    CliRun run = sgm("context", "--remote", "http://127.0.0.1:1", "--project", "p");
     assertEquals(0, run.code(), run.err());
     assertTrue(run.out().contains("Memory is unavailable"), run.out());
   }
@@ -199,7 +185,7 @@ class ContextCommandTest {
       byte[] line = new byte[7];
       assertEquals(7, hang.getInputStream().readNBytes(line, 0, 7));
       assertEquals("locked\n", new String(line, StandardCharsets.UTF_8).replace("\r", ""));
-      Run run = sgm("context", "--data", data.toString(), "--project", "p");
+      CliRun run = sgm("context", "--data", data.toString(), "--project", "p");
       assertEquals(0, run.code(), run.err());
       assertTrue(run.out().contains("Memory is unavailable"), run.out());
     } finally {

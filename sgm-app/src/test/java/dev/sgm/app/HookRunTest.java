@@ -1,5 +1,6 @@
 package dev.sgm.app;
 
+import static dev.sgm.app.CliRun.sgm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,15 +9,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.Json;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * What the hooks run: each agent's transcript read into prompts, files and a final answer; the
@@ -25,18 +23,6 @@ import picocli.CommandLine;
  */
 class HookRunTest {
   @TempDir Path dir;
-
-  private record Run(int code, String out, String err) {}
-
-  private static Run sgm(String... args) {
-    CommandLine commandLine = Sgm.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    commandLine.setOut(new PrintWriter(out));
-    commandLine.setErr(new PrintWriter(err));
-    int code = Sgm.execute(commandLine, args);
-    return new Run(code, out.toString().trim(), err.toString().trim());
-  }
 
   private static List<String> sample(String name) throws IOException {
     try (InputStream in = HookRunTest.class.getResourceAsStream("/hooks/" + name)) {
@@ -57,20 +43,21 @@ class HookRunTest {
   }
 
   /** Runs {@code sgm hooks run AGENT EVENT} with {@code payload} as its payload. */
-  private Run hook(String agent, String event, String payload, String... more) throws IOException {
+  private CliRun hook(String agent, String event, String payload, String... more)
+      throws IOException {
     Path file = Files.createTempFile(dir, "payload", ".json");
     Files.writeString(file, payload);
     List<String> args =
         new ArrayList<>(
             List.of("hooks", "run", agent, event, "--payload", file.toString(), "--data", data()));
     args.addAll(List.of(more));
-    Run run = sgm(args.toArray(String[]::new));
+    CliRun run = sgm(args.toArray(String[]::new));
     assertEquals(0, run.code(), run.err());
     return run;
   }
 
   private JsonNode read(String project, String id) {
-    Run run = sgm("read", "--data", data(), "--scope", "project=" + project, "--id", id);
+    CliRun run = sgm("read", "--data", data(), "--scope", "project=" + project, "--id", id);
     assertEquals(0, run.code(), run.err());
     return Json.parse(run.out()).path("record");
   }
@@ -138,7 +125,7 @@ class HookRunTest {
                 .put("transcript_path", transcript.toString())
                 .put("cwd", repo.toString())
                 .put("hook_event_name", "PreCompact"));
-    Run compacting = hook("claude-code", "pre-compact", payload);
+    CliRun compacting = hook("claude-code", "pre-compact", payload);
     assertTrue(
         compacting.err().contains("skipped 1 line that is not JSON (line 7)"), compacting.err());
     String id = "session-claude-code-1d40f2c8-5b7e-4c1a-9d3e-7a1b2c3d4e5f";
@@ -179,7 +166,7 @@ class HookRunTest {
   void aMissingTranscriptStillLeavesAStatusSayingSo() throws Exception {
     Path repo = Files.createDirectories(dir.resolve("demo"));
     Path missing = dir.resolve("gone.jsonl");
-    Run run =
+    CliRun run =
         hook(
             "codex",
             "session-end",
@@ -271,14 +258,14 @@ class HookRunTest {
 
   @Test
   void whateverGoesWrongTheExitCodeIsZero() throws Exception {
-    Run unknown = hook("vim", "session-start", "{}");
+    CliRun unknown = hook("vim", "session-start", "{}");
     assertTrue(unknown.err().contains("claude-code, codex, cursor"), unknown.err());
-    Run event = hook("codex", "lunch", "{}");
+    CliRun event = hook("codex", "lunch", "{}");
     assertTrue(event.err().contains("EVENT"), event.err());
-    Run notJson = hook("claude-code", "session-start", "{not json");
+    CliRun notJson = hook("claude-code", "session-start", "{not json");
     assertTrue(notJson.err().contains("not JSON"), notJson.err());
     assertTrue(notJson.out().contains("SessionStart"), "still a brief: " + notJson.out());
-    Run down =
+    CliRun down =
         sgm(
             "hooks",
             "run",

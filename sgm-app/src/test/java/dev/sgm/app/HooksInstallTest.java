@@ -1,5 +1,6 @@
 package dev.sgm.app;
 
+import static dev.sgm.app.CliRun.sgm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.Json;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,7 +17,6 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code sgm hooks install} and {@code uninstall} for each agent, in a scratch home: the settings
@@ -31,23 +29,11 @@ class HooksInstallTest {
 
   @TempDir Path dir;
 
-  private record Run(int code, String out, String err) {}
-
-  private static Run sgm(String... args) {
-    CommandLine commandLine = Sgm.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    commandLine.setOut(new PrintWriter(out));
-    commandLine.setErr(new PrintWriter(err));
-    int code = Sgm.execute(commandLine, args);
-    return new Run(code, out.toString().trim(), err.toString().trim());
-  }
-
   private Path home() {
     return dir.resolve("home");
   }
 
-  private Run install(String agent, String... more) {
+  private CliRun install(String agent, String... more) {
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -61,16 +47,16 @@ class HooksInstallTest {
                 "--data",
                 dir.resolve("data").toString()));
     args.addAll(List.of(more));
-    Run run = sgm(args.toArray(String[]::new));
+    CliRun run = sgm(args.toArray(String[]::new));
     assertEquals(0, run.code(), run.err());
     return run;
   }
 
-  private Run uninstall(String agent, String... more) {
+  private CliRun uninstall(String agent, String... more) {
     List<String> args =
         new ArrayList<>(List.of("hooks", "uninstall", agent, "--home", home().toString()));
     args.addAll(List.of(more));
-    Run run = sgm(args.toArray(String[]::new));
+    CliRun run = sgm(args.toArray(String[]::new));
     assertEquals(0, run.code(), run.err());
     return run;
   }
@@ -122,7 +108,7 @@ class HooksInstallTest {
     String settingsBefore = Files.readString(settings);
     String claudeJsonBefore = Files.readString(claudeJson);
 
-    Run first = install("claude-code");
+    CliRun first = install("claude-code");
     assertTrue(first.out().contains("wrote " + settings), first.out());
     assertTrue(first.out().contains("wrote " + claudeJson + ": added mcpServers.sgm"), first.out());
     JsonNode merged = json(settings);
@@ -157,11 +143,11 @@ class HooksInstallTest {
     assertTrue(json(claudeJson).path("mcpServers").has("other"));
 
     Map<String, String> once = files(home());
-    Run second = install("claude-code");
+    CliRun second = install("claude-code");
     assertEquals(once, files(home()), "a second install changes nothing");
     assertFalse(second.out().contains("wrote"), second.out());
 
-    Run removed = uninstall("claude-code");
+    CliRun removed = uninstall("claude-code");
     assertTrue(removed.out().contains("removed"), removed.out());
     assertSameJson(settingsBefore, settings);
     assertSameJson(claudeJsonBefore, claudeJson);
@@ -179,7 +165,7 @@ class HooksInstallTest {
     Path mcpJson = project.resolve(".mcp.json");
     write(mcpJson, "{'mcpServers': {'sgm': {'command': 'old-sgm'}}}");
     String mcpBefore = Files.readString(mcpJson);
-    Run run = install("claude-code", "--project-dir", project.toString());
+    CliRun run = install("claude-code", "--project-dir", project.toString());
     assertTrue(run.out().contains("in " + project), run.out());
 
     JsonNode local = json(project.resolve(".claude/settings.local.json"));
@@ -197,7 +183,7 @@ class HooksInstallTest {
   @Test
   void reinstallingWithOtherOptionsReplacesItsHooksRatherThanAddingMore() throws Exception {
     install("claude-code");
-    Run again =
+    CliRun again =
         sgm(
             "hooks",
             "install",
@@ -293,7 +279,7 @@ class HooksInstallTest {
     Path config = home().resolve(".codex/config.toml");
     String mine = "[mcp_servers.sgm]\ncommand = \"my-sgm\"\nargs = [\"mcp\"]\n";
     write(config, mine);
-    Run run = install("codex");
+    CliRun run = install("codex");
     assertTrue(run.out().contains("already defines mcp_servers.sgm"), run.out());
     String toml = Files.readString(config);
     assertEquals(1, toml.split("\\[mcp_servers\\.sgm\\]", -1).length - 1, toml);
@@ -306,7 +292,7 @@ class HooksInstallTest {
   void codexForAProjectTrustsItsHooksInTheUsersConfigAndSaysTheProjectMustBeTrusted()
       throws Exception {
     Path project = Files.createDirectories(dir.resolve("repo"));
-    Run run = install("codex", "--project-dir", project.toString());
+    CliRun run = install("codex", "--project-dir", project.toString());
     assertTrue(run.out().contains("only in a trusted project"), run.out());
     Path hooks = project.resolve(".codex/hooks.json");
     assertTrue(Files.exists(hooks));
@@ -380,7 +366,7 @@ class HooksInstallTest {
   @Test
   void cursorForAProjectStartsItsHooksFileWithAVersion() throws Exception {
     Path project = Files.createDirectories(dir.resolve("repo"));
-    Run run = install("cursor", "--project-dir", project.toString());
+    CliRun run = install("cursor", "--project-dir", project.toString());
     assertTrue(run.out().contains("trusted workspace"), run.out());
     JsonNode hooks = json(project.resolve(".cursor/hooks.json"));
     assertEquals("version", hooks.fieldNames().next());
@@ -400,7 +386,8 @@ class HooksInstallTest {
     for (Map.Entry<String, Path> agent : broken.entrySet()) {
       write(agent.getValue(), "{'hooks': {,}");
       Map<String, String> before = files(dir);
-      Run run = sgm("hooks", "install", agent.getKey(), "--home", home().toString(), "--sgm", SGM);
+      CliRun run =
+          sgm("hooks", "install", agent.getKey(), "--home", home().toString(), "--sgm", SGM);
       assertEquals(ExitCodes.INVALID, run.code(), agent.getKey() + ": " + run.out());
       assertTrue(run.err().contains(agent.getValue().toString()), run.err());
       assertTrue(run.err().contains("nothing was changed"), run.err());
@@ -411,7 +398,7 @@ class HooksInstallTest {
     install("claude-code", "--project-dir", project.toString());
     Path local = project.resolve(".claude/settings.local.json");
     Files.writeString(local, "not json");
-    Run run =
+    CliRun run =
         sgm(
             "hooks",
             "uninstall",
@@ -438,10 +425,10 @@ class HooksInstallTest {
     assertEquals(
         "'/opt/my sgm/bin/sgm' hooks run cursor session-end --data '/data/it'\\''s'",
         setup.command("session-end"));
-    Run run = sgm("hooks", "install", "vim", "--home", home().toString());
+    CliRun run = sgm("hooks", "install", "vim", "--home", home().toString());
     assertEquals(ExitCodes.INVALID, run.code());
     assertTrue(run.err().contains("claude-code, codex, cursor"), run.err());
-    Run memory = sgm("hooks", "install", "codex", "--memory", "--home", home().toString());
+    CliRun memory = sgm("hooks", "install", "codex", "--memory", "--home", home().toString());
     assertEquals(ExitCodes.INVALID, memory.code());
   }
 }

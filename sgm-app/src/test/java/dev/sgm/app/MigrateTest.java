@@ -1,15 +1,13 @@
 package dev.sgm.app;
 
+import static dev.sgm.app.CliRun.sgm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code sgm migrate} on the embedded store: it creates the schema and exits, leaves stored data as
@@ -18,26 +16,14 @@ import picocli.CommandLine;
 class MigrateTest {
   @TempDir Path dir;
 
-  private record Run(int code, String out, String err) {}
-
-  private static Run sgm(String... args) {
-    CommandLine commandLine = Sgm.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    commandLine.setOut(new PrintWriter(out));
-    commandLine.setErr(new PrintWriter(err));
-    int code = Sgm.execute(commandLine, args);
-    return new Run(code, out.toString().trim(), err.toString().trim());
-  }
-
   @Test
   void migrateCreatesTheSchemaAndKeepsWhatIsStored() {
     String data = dir.resolve("data").toString();
-    Run first = sgm("migrate", "--data", data);
+    CliRun first = sgm("migrate", "--data", data);
     assertEquals(0, first.code(), first.err());
     assertTrue(first.out().startsWith("the schema of h2 "), first.out());
     assertTrue(Files.isDirectory(dir.resolve("data")), "the store was created");
-    Run stored =
+    CliRun stored =
         sgm(
             "store",
             "--data",
@@ -45,9 +31,9 @@ class MigrateTest {
             "{\"id\":\"n1\",\"type\":\"note\",\"scope\":{\"project\":\"m\"},\"content\":\"kept\","
                 + "\"provenance\":{\"agent\":\"me\"}}");
     assertEquals(0, stored.code(), stored.err());
-    Run again = sgm("migrate", "--data", data);
+    CliRun again = sgm("migrate", "--data", data);
     assertEquals(0, again.code(), again.err());
-    Run read = sgm("read", "--data", data, "--scope", "project=m", "--id", "n1");
+    CliRun read = sgm("read", "--data", data, "--scope", "project=m", "--id", "n1");
     assertEquals(0, read.code(), read.err());
     assertTrue(read.out().contains("\"kept\""), read.out());
   }
@@ -55,17 +41,17 @@ class MigrateTest {
   @Test
   void migrateRefusesAnUnknownStorageAsServeDoes() {
     String data = dir.resolve("data").toString();
-    Run migrate = sgm("migrate", "--data", data, "-D", "storage=nosuch");
+    CliRun migrate = sgm("migrate", "--data", data, "-D", "storage=nosuch");
     assertEquals(ExitCodes.INVALID, migrate.code(), migrate.err());
     assertTrue(migrate.err().contains("unknown storage 'nosuch'"), migrate.err());
     assertTrue(migrate.err().contains("available: [h2"), migrate.err());
-    Run memory = sgm("migrate", "--memory");
+    CliRun memory = sgm("migrate", "--memory");
     assertEquals(ExitCodes.INVALID, memory.code(), memory.err());
   }
 
   @Test
   void migrateHasHelp() {
-    Run help = sgm("migrate", "--help");
+    CliRun help = sgm("migrate", "--help");
     assertEquals(0, help.code());
     assertTrue(help.out().contains("Usage: sgm migrate"), help.out());
   }

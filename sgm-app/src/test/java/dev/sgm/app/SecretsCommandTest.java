@@ -1,20 +1,18 @@
 package dev.sgm.app;
 
+import static dev.sgm.app.CliRun.sgm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.Json;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code sgm secrets scan [--fix]} on a store written while {@code secrets.on-detect=allow}: it
@@ -29,19 +27,7 @@ class SecretsCommandTest {
 
   @TempDir Path dir;
 
-  private record Run(int code, String out, String err) {}
-
-  private static Run sgm(String... args) {
-    CommandLine commandLine = Sgm.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    commandLine.setOut(new PrintWriter(out));
-    commandLine.setErr(new PrintWriter(err));
-    int code = Sgm.execute(commandLine, args);
-    return new Run(code, out.toString().trim(), err.toString().trim());
-  }
-
-  private Run inStore(String policy, String... args) {
+  private CliRun inStore(String policy, String... args) {
     List<String> all = new ArrayList<>(List.of("--data", dir.toString()));
     if (policy != null) {
       all.addAll(List.of("-D", "secrets.on-detect=" + policy));
@@ -51,7 +37,7 @@ class SecretsCommandTest {
   }
 
   private void store(String json) {
-    Run stored = inStore("allow", "store", json);
+    CliRun stored = inStore("allow", "store", json);
     assertEquals(0, stored.code(), stored.err());
   }
 
@@ -83,7 +69,7 @@ class SecretsCommandTest {
             + "\"content\":\"commit 3f2a9c1d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39 is fine\","
             + "\"provenance\":{\"agent\":\"a\"}}");
 
-    Run scan = inStore(null, "secrets", "scan");
+    CliRun scan = inStore(null, "secrets", "scan");
     assertEquals(1, scan.code(), scan.out() + scan.err());
     assertFalse(scan.out().contains(AWS_KEY) || scan.err().contains(AWS_KEY), scan.out());
     assertFalse(scan.out().contains(GITHUB), scan.out());
@@ -94,23 +80,23 @@ class SecretsCommandTest {
     assertTrue(scan.out().contains("/gone "), scan.out());
     assertFalse(scan.out().contains("plain"), "a git hash is no secret: " + scan.out());
 
-    Run json = inStore(null, "secrets", "scan", "--json");
+    CliRun json = inStore(null, "secrets", "scan", "--json");
     JsonNode findings = Json.parse(json.out());
     assertTrue(findings.size() >= 4, json.out());
 
-    Run fix = inStore(null, "secrets", "scan", "--fix");
+    CliRun fix = inStore(null, "secrets", "scan", "--fix");
     assertEquals(0, fix.code(), fix.out() + fix.err());
     assertTrue(fix.err().contains("redacted"), fix.err());
 
-    Run again = inStore(null, "secrets", "scan");
+    CliRun again = inStore(null, "secrets", "scan");
     assertEquals(0, again.code(), again.out() + again.err());
     assertEquals("", again.out());
 
-    Run read = inStore(null, "read", "--scope", "project=sec", "--id", "deploy");
+    CliRun read = inStore(null, "read", "--scope", "project=sec", "--id", "deploy");
     assertTrue(read.out().contains("[REDACTED:aws_access_key_id]"), read.out());
     assertTrue(read.out().contains("sgm_redactions"), read.out());
     for (String id : List.of("deploy", "ci", "gone")) {
-      Run versions =
+      CliRun versions =
           inStore(
               null,
               "call",
@@ -120,10 +106,10 @@ class SecretsCommandTest {
       assertFalse(
           versions.out().contains(AWS_KEY) || versions.out().contains(GITHUB), versions.out());
     }
-    Run found = inStore(null, "retrieve", "--scope", "project=sec", "--text", AWS_KEY, "--json");
+    CliRun found = inStore(null, "retrieve", "--scope", "project=sec", "--text", AWS_KEY, "--json");
     assertFalse(found.out().contains("\"deploy\""), found.out());
     Path archive = dir.resolve("all.jsonl");
-    Run exported = inStore(null, "export", "--all", "--out", archive.toString());
+    CliRun exported = inStore(null, "export", "--all", "--out", archive.toString());
     assertEquals(0, exported.code(), exported.err());
     String everything = Files.readString(archive);
     assertFalse(
@@ -141,14 +127,14 @@ class SecretsCommandTest {
     store(
         "{\"id\":\"deploy\",\"type\":\"note\",\"scope\":{\"project\":\"sec\"},"
             + "\"content\":\"staging key rotated\",\"provenance\":{\"agent\":\"a\"}}");
-    Run put = inStore("allow", "put-content", "token " + GITHUB);
+    CliRun put = inStore("allow", "put-content", "token " + GITHUB);
     assertEquals(0, put.code(), put.err());
     Path archive = dir.resolve("all.jsonl");
     assertEquals(0, inStore(null, "export", "--all", "--out", archive.toString()).code());
     assertTrue(Files.readString(archive).contains(AWS_KEY), "written while allowed");
 
     Path refused = dir.resolve("refused");
-    Run rejected =
+    CliRun rejected =
         sgm(
             "--data",
             refused.toString(),
@@ -160,12 +146,13 @@ class SecretsCommandTest {
     assertTrue(
         rejected.err().contains("line ") && rejected.err().contains("holds a credential"),
         rejected.err());
-    Run nothing = sgm("--data", refused.toString(), "retrieve", "--scope", "project=sec", "--json");
+    CliRun nothing =
+        sgm("--data", refused.toString(), "retrieve", "--scope", "project=sec", "--json");
     assertEquals(
         0, Json.parse(nothing.out()).path("total").asLong(), "a refused import writes nothing");
 
     Path redacted = dir.resolve("redacted");
-    Run imported = sgm("--data", redacted.toString(), "import", archive.toString());
+    CliRun imported = sgm("--data", redacted.toString(), "import", archive.toString());
     assertEquals(0, imported.code(), imported.err());
     Path again = dir.resolve("again.jsonl");
     assertEquals(

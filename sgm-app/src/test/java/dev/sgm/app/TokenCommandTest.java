@@ -1,5 +1,6 @@
 package dev.sgm.app;
 
+import static dev.sgm.app.CliRun.sgm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,14 +9,11 @@ import dev.sgm.api.Json;
 import dev.sgm.api.spi.Transport;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * {@code sgm token} while a server runs: on a data directory another process holds (through it),
@@ -27,25 +25,13 @@ class TokenCommandTest {
 
   @TempDir Path dir;
 
-  private record Run(int code, String out, String err) {}
-
-  private static Run sgm(String... args) {
-    CommandLine commandLine = Sgm.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    commandLine.setOut(new PrintWriter(out));
-    commandLine.setErr(new PrintWriter(err));
-    int code = Sgm.execute(commandLine, args);
-    return new Run(code, out.toString().trim(), err.toString().trim());
-  }
-
   @Test
   void tokensAreManagedThroughTheProcessThatHoldsTheDirectory() {
     Map<String, String> options = Map.of(ConfigLoader.DATA_DIR, dir.toString());
     try (SharedDirectory holder =
         SharedDirectory.open(ConfigLoader.load(options, Map.of()), "cli")) {
       assertTrue(holder.holds(), "this test's holder holds the directory");
-      Run created =
+      CliRun created =
           sgm(
               "--data",
               dir.toString(),
@@ -60,13 +46,13 @@ class TokenCommandTest {
       assertEquals(0, created.code(), created.err());
       assertTrue(created.out().startsWith("sgm_"), created.out());
       String id = created.out().substring(4, 20);
-      Run listed = sgm("--data", dir.toString(), "token", "list");
+      CliRun listed = sgm("--data", dir.toString(), "token", "list");
       assertEquals(0, listed.code(), listed.err());
       assertEquals("alice", Json.parse(listed.out()).get(0).path("principal").asText());
       assertEquals(0, sgm("--data", dir.toString(), "token", "revoke", id).code());
       JsonNode after = Json.parse(sgm("--data", dir.toString(), "token", "list").out()).get(0);
       assertEquals("revoked", after.path("state").asText());
-      Run bad =
+      CliRun bad =
           sgm(
               "--data",
               dir.toString(),
@@ -96,7 +82,7 @@ class TokenCommandTest {
       for (Transport transport : runtime.startTransports()) {
         url = transport.endpoints().isEmpty() ? url : transport.endpoints().get(0);
       }
-      Run created =
+      CliRun created =
           sgm(
               "token",
               "create",
@@ -111,16 +97,16 @@ class TokenCommandTest {
       assertEquals(0, created.code(), created.err());
       String token = created.out();
       String id = token.substring(4, 20);
-      Run whoami = sgm("call", "whoami", "{}", "--remote", url, "--token", token);
+      CliRun whoami = sgm("call", "whoami", "{}", "--remote", url, "--token", token);
       assertEquals(0, whoami.code(), whoami.err());
       assertEquals("ci", Json.parse(whoami.out()).path("principal").asText());
-      Run refused = sgm("token", "list", "--remote", url, "--token", token);
+      CliRun refused = sgm("token", "list", "--remote", url, "--token", token);
       assertEquals(8, refused.code(), refused.err());
       assertTrue(refused.err().contains("only the owner"), refused.err());
       assertTrue(!refused.err().contains("forbidden: forbidden"), refused.err());
       assertEquals(0, sgm("token", "revoke", id, "--remote", url, "--token", OWNER).code());
       long deadline = System.nanoTime() + 10_000_000_000L;
-      Run after;
+      CliRun after;
       do {
         after = sgm("call", "whoami", "{}", "--remote", url, "--token", token);
       } while (after.code() == 0 && System.nanoTime() < deadline);

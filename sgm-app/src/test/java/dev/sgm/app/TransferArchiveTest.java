@@ -1,36 +1,22 @@
 package dev.sgm.app;
 
+import static dev.sgm.app.CliRun.sgm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Json;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /** {@code sgm export --all} and {@code sgm import} of its archive: the whole memory, exactly. */
 class TransferArchiveTest {
   @TempDir Path dir;
-
-  private record Run(int code, String out, String err) {}
-
-  private static Run sgm(String... args) {
-    CommandLine commandLine = Sgm.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    commandLine.setOut(new PrintWriter(out));
-    commandLine.setErr(new PrintWriter(err));
-    int code = Sgm.execute(commandLine, args);
-    return new Run(code, out.toString().trim(), err.toString().trim());
-  }
 
   private static String note(String project, String id, String content) {
     return "{\"id\":\""
@@ -50,24 +36,25 @@ class TransferArchiveTest {
         assertEquals(0, sgm("store", note(project, "r" + i, "first"), "--data", source).code());
       }
       assertEquals(0, sgm("store", note(project, "r0", "second"), "--data", source).code());
-      Run deleted = sgm("delete", "--scope", "project=" + project, "--id", "r1", "--data", source);
+      CliRun deleted =
+          sgm("delete", "--scope", "project=" + project, "--id", "r1", "--data", source);
       assertEquals(0, deleted.code(), deleted.err());
     }
     Path archive = dir.resolve("all.jsonl");
-    Run exported = sgm("export", "--all", "--out", archive.toString(), "--data", source);
+    CliRun exported = sgm("export", "--all", "--out", archive.toString(), "--data", source);
     assertEquals(0, exported.code(), exported.err());
     assertTrue(
         exported.err().contains("exported 12 records, 18 versions, 0 snapshots and 0 contents"),
         exported.err());
     String target = dir.resolve("target").toString();
-    Run imported = sgm("import", archive.toString(), "--data", target);
+    CliRun imported = sgm("import", archive.toString(), "--data", target);
     assertEquals(0, imported.code(), imported.err());
     assertTrue(imported.err().contains("imported 12 records, 18 versions"), imported.err());
     Path again = dir.resolve("again.jsonl");
     assertEquals(0, sgm("export", "--all", "--out", again.toString(), "--data", target).code());
     assertEquals(comparable(archive), comparable(again));
 
-    Run versions =
+    CliRun versions =
         sgm(
             "call",
             "history.versions",
@@ -77,7 +64,7 @@ class TransferArchiveTest {
     assertEquals(0, versions.code(), versions.err());
     assertEquals(2, Json.parse(versions.out()).path("versions").size(), versions.out());
 
-    Run twice = sgm("import", archive.toString(), "--data", target);
+    CliRun twice = sgm("import", archive.toString(), "--data", target);
     assertNotEquals(0, twice.code());
     assertTrue(twice.err().contains("empty memory"), twice.err());
   }
