@@ -219,10 +219,16 @@ public final class CoreOperations {
               """,
               """
               {"type": "object", "required": ["reference"],
-               "properties": {"reference": {"$ref": "MEMORY#/$defs/reference"}}}
+               "properties": {"reference": {"$ref": "MEMORY#/$defs/reference"},
+                 "scanned_for_secrets": {"type": "boolean",
+                   "description": "Text is scanned for credentials; binary content is not."}}}
               """,
-              (engine, caller, request) ->
-                  engine.putContent(caller, PutContentRequest.fromJson(request)).toResponseJson()),
+              (engine, caller, request) -> {
+                PutContentRequest put = PutContentRequest.fromJson(request);
+                ObjectNode answer = engine.putContent(caller, put).toResponseJson();
+                answer.put("scanned_for_secrets", engine.scansForSecrets(put));
+                return answer;
+              }),
           operation(
               WHOAMI,
               "Who am I",

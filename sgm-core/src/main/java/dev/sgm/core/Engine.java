@@ -264,6 +264,11 @@ final class Engine implements SgmService {
     return writes.putContent(caller, request);
   }
 
+  /** Whether {@code put_content} of this request goes through the credential scanner. */
+  boolean scansForSecrets(PutContentRequest request) {
+    return writes.scansForSecrets(request);
+  }
+
   /** {@code tokens.create}: a new access token, for the owner. */
   JsonNode createToken(Caller caller, JsonNode json) {
     Authorization.requireOwner(caller, "create tokens");

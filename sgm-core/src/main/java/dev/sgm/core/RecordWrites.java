@@ -378,6 +378,11 @@ final class RecordWrites {
     };
   }
 
+  /** Whether content put with this request is scanned: text is, unless the policy allows all. */
+  boolean scansForSecrets(PutContentRequest request) {
+    return request.text() && secrets.action() != SecretPolicy.Action.ALLOW;
+  }
+
   ContentReference putContent(Caller caller, PutContentRequest request) {
     Authorization.requireContentWrite(caller);
     // Text is scanned for credentials like a record's; binary content is not text and is not.

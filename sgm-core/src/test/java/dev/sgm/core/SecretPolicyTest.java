@@ -67,6 +67,17 @@ class SecretPolicyTest {
       JsonNode content = call(sgm, "put_content", "{'content':'key " + TOKEN + "'}");
       String redactedHash = RecordIndexer.sha256("key [REDACTED:github_token]".getBytes());
       assertTrue(content.toString().contains(redactedHash), content.toString());
+      assertTrue(content.path("scanned_for_secrets").asBoolean(), content.toString());
+      JsonNode binary =
+          call(
+              sgm,
+              "put_content",
+              "{'content_base64':'"
+                  + java.util.Base64.getEncoder().encodeToString(("key " + TOKEN).getBytes())
+                  + "'}");
+      assertFalse(
+          binary.path("scanned_for_secrets").asBoolean(true),
+          "binary content is not scanned, and says so: " + binary);
 
       JsonNode discovery = call(sgm, "discover", "{}");
       assertEquals("redact", discovery.path("secrets").path("on_detect").asText());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Json;
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -96,6 +97,24 @@ public abstract class SecretsTck extends TckSupport {
       assertFalse(listed.toString().contains(secret), listed.toString());
       assertFalse(changes.toString().contains(secret), "in the change feed: " + changes);
     }
+  }
+
+  @Test
+  void textContentIsScannedAndBinaryContentSaysItIsNot() {
+    String token = fakes().get("github_token");
+    JsonNode text = call("put_content", Json.object().put("content", "key " + token));
+    assertFalse(text.toString().contains(token), text.toString());
+    assertTrue(text.path("scanned_for_secrets").asBoolean(), text.toString());
+    JsonNode binary =
+        call(
+            "put_content",
+            Json.object()
+                .put(
+                    "content_base64",
+                    java.util.Base64.getEncoder()
+                        .encodeToString(("key " + token).getBytes(StandardCharsets.UTF_8))));
+    assertEquals(
+        "false", binary.path("scanned_for_secrets").asText(), "says so: " + binary.toString());
   }
 
   @Test
