@@ -31,10 +31,11 @@ final class Secrets {
       mixinStandardHelpOptions = true,
       description = {
         "Report the stored records holding credentials: scope, id, version, field, kind and",
-        "position, never the value; the records first, then their history. With --fix, each live",
-        "record is stored again redacted and old versions and deleted records holding one are",
-        "rewritten in place. Exit status 1 when credentials are found and not fixed.",
-        "Backups and exports taken before keep what they held."
+        "position, never the value; the records first, then their history, then text content.",
+        "With --fix, each live record is stored again redacted and old versions and deleted",
+        "records holding one are rewritten in place; content kept by hash is reported, not",
+        "rewritten. Exit status 1 while any found is left. Backups, exports and copies taken",
+        "before keep what they held, and the database's files keep old pages until compacted."
       })
   static final class Scan implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -56,6 +57,7 @@ final class Secrets {
       long records = 0;
       long versions = 0;
       long fixed = 0;
+      long unfixed = 0;
       long total = -1;
       try (Backend backend = connection.open()) {
         String cursor = null;
@@ -68,13 +70,14 @@ final class Secrets {
           if (page.has("total_records")) {
             total = page.path("total_records").asLong();
           }
-          boolean history = page.path("phase").asText().equals("history");
+          boolean history = !page.path("phase").asText().equals("records");
           if (history) {
             versions += page.path("scanned").asLong();
           } else {
             records += page.path("scanned").asLong();
           }
           fixed += page.path("fixed").asLong();
+          unfixed += page.path("unfixed").asLong();
           for (JsonNode finding : page.path("findings")) {
             all.add(finding);
             if (!json) {
@@ -90,26 +93,30 @@ final class Secrets {
       if (json) {
         JsonIo.print(spec, all);
       }
-      long holding =
-          java.util.stream.StreamSupport.stream(all.spliterator(), false)
-              .map(f -> f.path("in").asText() + " " + f.path("scope") + " " + f.path("id"))
-              .distinct()
-              .count();
       err.printf(
-          "scanned %d records and %d versions: %d credentials in %d records or versions%s%n",
+          "scanned %d records and %d versions or contents: %d credentials%s%n",
           records,
           versions,
           all.size(),
-          holding,
           all.isEmpty()
               ? ""
-              : fix ? "; redacted " + fixed : "; run with --fix to redact them, history included");
+              : fix
+                  ? "; redacted " + fixed + " records or versions, " + unfixed + " left"
+                  : "; run with --fix to redact them, history included");
       err.flush();
-      return all.isEmpty() || fix ? ExitCodes.OK : ExitCodes.FAILED;
+      return unfixed == 0 ? ExitCodes.OK : ExitCodes.FAILED;
     }
 
     /** One finding as a line: where it is, never what it is. */
     private static String line(JsonNode finding) {
+      if (finding.has("hash")) {
+        return "content "
+            + finding.path("hash").asText()
+            + " "
+            + finding.path("kind").asText()
+            + " at "
+            + finding.path("position").asLong();
+      }
       return finding.path("in").asText()
           + " "
           + Scope.fromJson(finding.path("scope"), "scope", dev.sgm.api.ErrorCode.INTERNAL)

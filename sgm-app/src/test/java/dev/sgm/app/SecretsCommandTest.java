@@ -129,9 +129,20 @@ class SecretsCommandTest {
             + "\"content\":\"staging key rotated\",\"provenance\":{\"agent\":\"a\"}}");
     CliRun put = inStore("allow", "put-content", "token " + GITHUB);
     assertEquals(0, put.code(), put.err());
+    CliRun contentScan = inStore(null, "secrets", "scan", "--fix");
+    assertEquals(1, contentScan.code(), "content by hash is reported and left: " + contentScan);
+    assertTrue(
+        contentScan.out().contains("content ") && contentScan.out().contains("github_token"),
+        contentScan.out());
+    assertFalse(contentScan.out().contains(GITHUB), contentScan.out());
     Path archive = dir.resolve("all.jsonl");
     assertEquals(0, inStore(null, "export", "--all", "--out", archive.toString()).code());
-    assertTrue(Files.readString(archive).contains(AWS_KEY), "written while allowed");
+    String exported = Files.readString(archive);
+    assertFalse(exported.contains(AWS_KEY), "the fix redacted the record and its history");
+    assertTrue(
+        exported.contains(
+            java.util.Base64.getEncoder().encodeToString(("token " + GITHUB).getBytes())),
+        "content was left as it was");
 
     Path refused = dir.resolve("refused");
     CliRun rejected =

@@ -377,10 +377,11 @@ public final class CoreOperations {
               "Scan stored records for secrets",
               OperationEffects.idempotentWrite(true),
               "For the owner: one page of a search of every scope for credentials already stored:"
-                  + " first the records, then the version log where history is kept. Reports each"
-                  + " one's place (scope, id, version, field, kind, position), never its value;"
-                  + " with fix, stores each live record again redacted and rewrites the old versions"
-                  + " and hidden rows that hold one. Call again with next_cursor until it is absent.",
+                  + " first the records, then the version log where history is kept, then text"
+                  + " content. Reports each one's place (scope, id, version or content hash; field,"
+                  + " kind, position), never its value; with fix, stores each live record again"
+                  + " redacted and rewrites the old versions and hidden rows that hold one (content"
+                  + " is reported, not rewritten). Call again with next_cursor until it is absent.",
               """
               {"type": "object", "additionalProperties": false,
                "properties": {
@@ -392,18 +393,21 @@ public final class CoreOperations {
                    "description": "The last answer's next_cursor; absent to start."}}}
               """,
               """
-              {"type": "object", "required": ["findings", "phase", "scanned", "fixed"],
+              {"type": "object", "required": ["findings", "phase", "scanned", "fixed", "unfixed"],
                "properties": {
                  "findings": {"type": "array", "items": {"type": "object",
-                   "required": ["scope", "id", "version", "in", "field", "kind", "position"],
+                   "required": ["in", "field", "kind", "position"],
                    "properties": {"scope": SCOPE, "id": {"type": "string"},
                      "version": {"type": "integer"},
-                     "in": {"enum": ["live", "hidden", "history"]},
+                     "hash": {"type": "string", "description": "Of text content (in: content)."},
+                     "in": {"enum": ["live", "hidden", "history", "content"]},
                      "field": {"type": "string"}, "kind": {"type": "string"},
                      "position": {"type": "integer"}}}},
-                 "phase": {"enum": ["records", "history"]},
+                 "phase": {"enum": ["records", "history", "contents"]},
                  "scanned": {"type": "integer"},
                  "fixed": {"type": "integer"},
+                 "unfixed": {"type": "integer",
+                   "description": "Found and left: without fix, or not fixable (content by hash)."},
                  "total_records": {"type": "integer",
                    "description": "Live records in the store; in the first answer only."},
                  "next_cursor": {"type": "string"}}}

@@ -104,8 +104,8 @@ public final class MemoryArchive {
           }
           case "version", "row" -> {
             String document = line.path("document").asText();
-            if (!document.isEmpty()) {
-              secrets.apply((ObjectNode) Json.parse(document));
+            if (!document.isEmpty() && Json.parse(document) instanceof ObjectNode doc) {
+              secrets.apply(doc);
             }
           }
           default -> {}

@@ -27,6 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
  * and never the content or the token.
  */
 class AuditTrailTest {
+  /** A credential in GitHub's format, made here: not a real one. */
+  private static final String FAKE_TOKEN = "ghp_" + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa";
+
   @TempDir Path dir;
 
   @Test
@@ -57,7 +60,10 @@ class AuditTrailTest {
                     "{\"record\":{\"id\":\"n"
                         + i
                         + "\",\"type\":\"note\",\"scope\":{\"project\":\"alpha\"},"
-                        + "\"content\":\"secret words of the record\",\"provenance\":{\"agent\":\"a\"}}}"));
+                        + "\"content\":\"secret words of the record\",\"provenance\":{\"agent\":\"a\"},"
+                        + "\"data\":{\"env\":\"GITHUB_TOKEN="
+                        + FAKE_TOKEN
+                        + "\"}}}"));
       }
       assertThrows(
           SgmException.class,
@@ -83,6 +89,7 @@ class AuditTrailTest {
     assertEquals("forbidden", last.path("outcome").asText());
     String all = String.join("\n", lines);
     assertFalse(all.contains("secret words"), "no content in the audit trail");
+    assertFalse(all.contains(FAKE_TOKEN), "no credential in the audit trail");
     assertFalse(all.contains(token.substring(21)), "no token in the audit trail");
     assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
   }

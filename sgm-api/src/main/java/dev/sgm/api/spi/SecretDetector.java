@@ -19,7 +19,8 @@ public interface SecretDetector {
 
   /**
    * The credentials in {@code text}: each one's kind (one of {@link #kinds()}) and span. Must take
-   * time linear in the text's length: it runs on every write.
+   * time linear in the text's length (it runs on every write) and be safe to call from many threads
+   * at once.
    */
   List<Match> find(String text);
 

@@ -65,11 +65,11 @@ public interface StorageTransaction {
   }
 
   /**
-   * Replaces in place the document of the hidden (deleted) row at (scope, id), changing nothing
-   * else: a hidden row is no version a write could replace. False when there is no hidden row
-   * there.
+   * Replaces in place the document of the hidden (deleted) row at (scope, id) of {@code version},
+   * changing nothing else: a hidden row is no version a write could replace. False when there is no
+   * hidden row of that version there (the record was written since it was read).
    */
-  default boolean rewriteHiddenRow(Scope scope, String id, String document) {
+  default boolean rewriteHiddenRow(Scope scope, String id, long version, String document) {
     throw new dev.sgm.api.SgmException(
         dev.sgm.api.ErrorCode.UNSUPPORTED_CAPABILITY, "this storage cannot rewrite its history");
   }

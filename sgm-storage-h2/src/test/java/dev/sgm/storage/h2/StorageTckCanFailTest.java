@@ -235,6 +235,16 @@ class StorageTckCanFailTest {
       public List<SnapshotEntry> snapshots(Scope scope) {
         return tx.snapshots(scope);
       }
+
+      @Override
+      public boolean rewriteVersion(Scope scope, String id, long seq, String document) {
+        return tx.rewriteVersion(scope, id, seq, document);
+      }
+
+      @Override
+      public boolean rewriteHiddenRow(Scope scope, String id, long version, String document) {
+        return tx.rewriteHiddenRow(scope, id, version, document);
+      }
     };
   }
 

@@ -420,14 +420,16 @@ final class SqlUnitOfWork implements StorageTransaction {
   }
 
   @Override
-  public boolean rewriteHiddenRow(Scope scope, String id, String document) {
+  public boolean rewriteHiddenRow(Scope scope, String id, long version, String document) {
     dialect.beforeWrite();
     try (PreparedStatement ps =
         connection.prepareStatement(
-            "UPDATE records SET doc = ? WHERE scope_key = ? AND id = ? AND deleted = TRUE")) {
+            "UPDATE records SET doc = ?"
+                + " WHERE scope_key = ? AND id = ? AND deleted = TRUE AND version = ?")) {
       ps.setString(1, document);
       ps.setString(2, scope.canonical());
       ps.setString(3, id);
+      ps.setLong(4, version);
       boolean rewritten = ps.executeUpdate() > 0;
       read.remove(scope.qualify(id));
       return rewritten;

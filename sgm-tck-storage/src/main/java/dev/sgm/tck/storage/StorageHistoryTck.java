@@ -91,9 +91,13 @@ public abstract class StorageHistoryTck extends StorageQueriesTck {
             alpha, "h", "note", 1, now(), now(), true, doc(alpha, "h", 1, "key"), RecordIndex.NONE);
     put(hidden, stored("carol", false));
     assertFalse(
-        inTx(tx -> tx.rewriteHiddenRow(alpha, "a", clean)), "a live row is not rewritten in place");
+        inTx(tx -> tx.rewriteHiddenRow(alpha, "a", 2, clean)),
+        "a live row is not rewritten in place");
     String cleanHidden = doc(alpha, "h", 1, "[REDACTED:x]");
-    assertTrue(inTx(tx -> tx.rewriteHiddenRow(alpha, "h", cleanHidden)));
+    assertFalse(
+        inTx(tx -> tx.rewriteHiddenRow(alpha, "h", 2, cleanHidden)),
+        "a hidden row of another version (written since) is left as it is");
+    assertTrue(inTx(tx -> tx.rewriteHiddenRow(alpha, "h", 1, cleanHidden)));
     StoredRecord rewritten = storage.find(alpha, "h").orElseThrow();
     assertTrue(rewritten.deleted());
     assertEquals(cleanHidden, rewritten.document());
