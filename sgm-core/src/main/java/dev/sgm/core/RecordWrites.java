@@ -118,13 +118,19 @@ final class RecordWrites {
    * stored, indexed, embedded, audited or sent to a watcher.
    */
   private ObjectNode prepare(JsonNode json) {
+    ObjectNode record = validated(json);
+    secrets.apply(record);
+    return record;
+  }
+
+  /** A private copy of a record that passed the core's rules and its profile's, completed. */
+  private ObjectNode validated(JsonNode json) {
     ObjectNode record = validator.validate(json).deepCopy();
     Profile owner = plugins.ownerOf(record.path("type").asText());
     if (owner != null && record.has("data")) {
       owner.validate(record);
       owner.complete(record);
     }
-    secrets.apply(record);
     return record;
   }
 
@@ -135,12 +141,7 @@ final class RecordWrites {
    * when it changed since it was read.
    */
   Optional<StoreResult> storeRedacted(Caller caller, JsonNode stored, long version) {
-    ObjectNode record = validator.validate(stored).deepCopy();
-    Profile owner = plugins.ownerOf(record.path("type").asText());
-    if (owner != null && record.has("data")) {
-      owner.validate(record);
-      owner.complete(record);
-    }
+    ObjectNode record = validated(stored);
     if (secrets.redact(record).isEmpty()) {
       return Optional.empty();
     }
