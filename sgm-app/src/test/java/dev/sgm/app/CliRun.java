@@ -1,5 +1,7 @@
 package dev.sgm.app;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sgm.api.Json;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import picocli.CommandLine;
@@ -9,6 +11,11 @@ import picocli.CommandLine;
  * standard output and standard error, trimmed.
  */
 record CliRun(int code, String out, String err) {
+  /** Standard output as JSON. */
+  JsonNode json() {
+    return Json.parse(out);
+  }
+
   /** {@code sgm args...} with the built-in commands, run as the launcher runs them. */
   static CliRun sgm(String... args) {
     CommandLine commandLine = Sgm.commandLine();

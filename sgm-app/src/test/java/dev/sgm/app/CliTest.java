@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sgm.api.Json;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,7 +14,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * Every subcommand, on the embedded store, with good and bad input and the documented exit codes.
@@ -24,33 +21,17 @@ import picocli.CommandLine;
 class CliTest {
   @TempDir Path dir;
 
-  private record Run(int code, String out, String err) {
-    JsonNode json() {
-      return Json.parse(out);
-    }
-  }
-
-  private Run sgm(String... args) {
+  private CliRun sgm(String... args) {
     List<String> all = new ArrayList<>(List.of(args));
     all.addAll(List.of("--data", dir.resolve("data").toString()));
-    return sgmRaw(all.toArray(String[]::new));
-  }
-
-  private static Run sgmRaw(String... args) {
-    CommandLine commandLine = Sgm.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    commandLine.setOut(new PrintWriter(out));
-    commandLine.setErr(new PrintWriter(err));
-    int code = Sgm.execute(commandLine, args);
-    return new Run(code, out.toString().trim(), err.toString().trim());
+    return CliRun.sgm(all.toArray(String[]::new));
   }
 
   private static final String NOTE =
       "{\"id\":\"n1\",\"type\":\"note\",\"scope\":{\"project\":\"cli\"},\"content\":\"The build uses"
           + " Maven.\",\"tags\":[\"build\"],\"provenance\":{\"agent\":\"me\"}}";
 
-  private static void assertOneLineError(Run run, int code, String prefix) {
+  private static void assertOneLineError(CliRun run, int code, String prefix) {
     assertEquals(code, run.code(), run.err());
     assertEquals(1, run.err().lines().count(), run.err());
     assertTrue(run.err().startsWith(prefix), run.err());
@@ -58,7 +39,7 @@ class CliTest {
 
   @Test
   void callWithoutAnOperationListsWhatDiscoveryDescribes() {
-    Run listed = sgm("call");
+    CliRun listed = sgm("call");
     assertEquals(0, listed.code(), listed.err());
     assertTrue(
         listed
@@ -77,7 +58,7 @@ class CliTest {
 
   @Test
   void storeReadRetrieveDelete() {
-    Run stored = sgm("store", NOTE);
+    CliRun stored = sgm("store", NOTE);
     assertEquals(0, stored.code(), stored.err());
     assertEquals("cli", stored.json().path("record").path("provenance").path("origin").asText());
     assertFalse(sgm("store", NOTE).json().path("changed").asBoolean(), "idempotent");
@@ -88,9 +69,9 @@ class CliTest {
             .path("record")
             .path("content")
             .asText());
-    Run found = sgm("retrieve", "--scope", "project=cli", "--tag", "build", "--text", "maven");
+    CliRun found = sgm("retrieve", "--scope", "project=cli", "--tag", "build", "--text", "maven");
     assertEquals(1, found.json().path("total").asLong(), found.out());
-    Run byQuery = sgm("retrieve", "{\"scope\":{\"project\":\"cli\"},\"filter\":{\"data.x\":1}}");
+    CliRun byQuery = sgm("retrieve", "{\"scope\":{\"project\":\"cli\"},\"filter\":{\"data.x\":1}}");
     assertEquals(0, byQuery.json().path("total").asLong());
     assertEquals(0, sgm("delete", "--scope", "project=cli", "--id", "n1").code());
     assertOneLineError(sgm("read", "--scope", "project=cli", "--id", "n1"), 3, "sgm: not_found: ");
@@ -98,12 +79,12 @@ class CliTest {
 
   @Test
   void watchPrintsWhatCommittedAfterItsCursorInOrder() {
-    Run changes = sgm("call", "changes", "{\"scope\":{\"project\":\"cli\"}}");
+    CliRun changes = sgm("call", "changes", "{\"scope\":{\"project\":\"cli\"}}");
     assertEquals(0, changes.code(), changes.err());
     String cursor = changes.json().path("next").asText();
     sgm("store", NOTE);
     sgm("store", NOTE.replace("n1", "n2"));
-    Run watched =
+    CliRun watched =
         sgm("watch", "--scope", "project=cli", "--since", cursor, "--count", "2", "--json");
     assertEquals(0, watched.code(), watched.err());
     List<String> ids = watched.out().lines().map(l -> Json.parse(l).path("id").asText()).toList();
@@ -131,9 +112,9 @@ class CliTest {
   void batchesContentDiscoveryAndProfileOperations() throws Exception {
     Path batch = dir.resolve("batch.json");
     Files.writeString(batch, "[" + NOTE + "," + NOTE.replace("n1", "n2") + "]");
-    Run stored = sgm("store-batch", "@" + batch);
+    CliRun stored = sgm("store-batch", "@" + batch);
     assertEquals(2, stored.json().path("results").size(), stored.err());
-    Run reference = sgm("put-content", "some text");
+    CliRun reference = sgm("put-content", "some text");
     assertEquals(64, reference.json().path("reference").path("hash").asText().length());
     Path binary = dir.resolve("blob.bin");
     Files.write(binary, new byte[] {0, 1, 2});
@@ -146,10 +127,10 @@ class CliTest {
             .asLong());
     JsonNode discovery = sgm("discover").json();
     assertTrue(discovery.path("capabilities").toString().contains("\"cli\""), discovery.toString());
-    Run versions = sgm("history.versions", "{\"scope\":{\"project\":\"cli\"},\"id\":\"n2\"}");
+    CliRun versions = sgm("history.versions", "{\"scope\":{\"project\":\"cli\"},\"id\":\"n2\"}");
     assertEquals(0, versions.code(), versions.err());
     assertEquals(1, versions.json().path("versions").size());
-    Run viaCall =
+    CliRun viaCall =
         sgm("call", "history.versions", "{\"scope\":{\"project\":\"cli\"},\"id\":\"n2\"}");
     assertEquals(versions.json(), viaCall.json());
   }
@@ -158,31 +139,31 @@ class CliTest {
   void theSharedOptionsGoBeforeOrAfterTheCommand() {
     String data = dir.resolve("data").toString();
     String address = "{\"scope\":{\"project\":\"cli\"},\"id\":\"n1\"}";
-    Run before = sgmRaw("--data", data, "store", NOTE);
+    CliRun before = CliRun.sgm("--data", data, "store", NOTE);
     assertEquals(0, before.code(), before.err());
-    Run after = sgmRaw("read", "--scope", "project=cli", "--id", "n1", "--data", data);
+    CliRun after = CliRun.sgm("read", "--scope", "project=cli", "--id", "n1", "--data", data);
     assertEquals(
         "The build uses Maven.", after.json().path("record").path("content").asText(), after.err());
-    Run nested = sgmRaw("--data", data, "token", "list");
+    CliRun nested = CliRun.sgm("--data", data, "token", "list");
     assertEquals(0, nested.code(), nested.err());
     // An operation by its wire name after shared options, one of them with a dotted value.
-    Run versions =
-        sgmRaw("-D", "profiles.disabled=code", "--data=" + data, "history.versions", address);
+    CliRun versions =
+        CliRun.sgm("-D", "profiles.disabled=code", "--data=" + data, "history.versions", address);
     assertEquals(0, versions.code(), versions.err());
     assertEquals(1, versions.json().path("versions").size(), versions.out());
     assertOneLineError(
-        sgmRaw("-Dprofiles.disabled=history", "--data", data, "history.versions", address),
+        CliRun.sgm("-Dprofiles.disabled=history", "--data", data, "history.versions", address),
         6,
         "sgm: unsupported_capability: ");
     assertOneLineError(
-        sgmRaw("--data", data, "history.versions", address, "-D", "profiles.disabled=history"),
+        CliRun.sgm("--data", data, "history.versions", address, "-D", "profiles.disabled=history"),
         6,
         "sgm: unsupported_capability: ");
   }
 
   @Test
   void rememberBuildsAValidRecord() {
-    Run remembered =
+    CliRun remembered =
         sgm("remember", "Use Java 21", "--project", "p1", "--tag", "java", "--agent", "dev");
     assertEquals(0, remembered.code(), remembered.err());
     JsonNode record = remembered.json().path("record");
@@ -199,16 +180,16 @@ class CliTest {
     assertEquals(0, sgm("remember", "The build uses Maven", "--project", "demo").code());
     assertEquals(0, sgm("remember", "We had pizza on Friday", "--project", "demo").code());
     assertEquals(0, sgm("remember", "Maven is used elsewhere too", "--project", "other").code());
-    Run recalled = sgm("recall", "what build tool do we use", "--project", "demo");
+    CliRun recalled = sgm("recall", "what build tool do we use", "--project", "demo");
     assertEquals(0, recalled.code(), recalled.err());
     JsonNode result = recalled.json();
     assertEquals(1, result.path("total").asLong(), result.toString());
     assertEquals("The build uses Maven", result.path("records").get(0).path("content").asText());
     assertTrue(result.path("scores").get(0).asDouble() > 0, result.toString());
-    Run retrieved =
+    CliRun retrieved =
         sgm("retrieve", "--scope", "project=demo", "--text", "what build tool do we use");
     assertEquals(result.path("records"), retrieved.json().path("records"));
-    Run reindexed = sgm("reindex");
+    CliRun reindexed = sgm("reindex");
     assertEquals(0, reindexed.code(), reindexed.err());
     assertTrue(reindexed.out().startsWith("reindexed 3 records"), reindexed.out());
     assertEquals(
@@ -238,11 +219,11 @@ class CliTest {
             "code",
             "code import-diff",
             "code import-symbols")) {
-      Run help = sgmRaw((command + " --help").split(" "));
+      CliRun help = CliRun.sgm((command + " --help").split(" "));
       assertEquals(0, help.code(), command);
       assertTrue(help.out().contains("Usage: sgm " + command), help.out());
     }
-    assertTrue(sgmRaw("completion").out().contains("complete -F"), "bash completion");
+    assertTrue(CliRun.sgm("completion").out().contains("complete -F"), "bash completion");
   }
 
   @Test
@@ -253,13 +234,13 @@ class CliTest {
     }
     sgm("store", NOTE);
     Path file = dir.resolve("export.jsonl");
-    Run exported =
+    CliRun exported =
         sgm("export", "--scope", "project=cli", "--descendants", "--out", file.toString());
     assertEquals(0, exported.code(), exported.err());
     assertEquals(31, Files.readAllLines(file).size());
     Path other = dir.resolve("other");
-    Run imported =
-        sgmRaw("import", file.toString(), "--batch-size", "7", "--data", other.toString());
+    CliRun imported =
+        CliRun.sgm("import", file.toString(), "--batch-size", "7", "--data", other.toString());
     assertEquals(0, imported.code(), imported.err());
     assertTrue(imported.err().contains("imported 31 records"), imported.err());
     assertFalse(Files.exists(dir.resolve("export.jsonl.import-state")));
@@ -268,8 +249,8 @@ class CliTest {
 
   private Path export(Path data) {
     Path file = dir.resolve("re-export-" + System.nanoTime() + ".jsonl");
-    Run run =
-        sgmRaw(
+    CliRun run =
+        CliRun.sgm(
             "export",
             "--scope",
             "project=cli",
@@ -333,12 +314,13 @@ class CliTest {
     assertFalse(output.contains("imported 3000 records"), "the import was interrupted: " + output);
     assertTrue(Files.exists(state), "progress was saved");
 
-    Run resumed =
-        sgmRaw("import", file.toString(), "--batch-size", "10", "--data", target.toString());
+    CliRun resumed =
+        CliRun.sgm("import", file.toString(), "--batch-size", "10", "--data", target.toString());
     assertEquals(0, resumed.code(), resumed.err());
     assertTrue(resumed.err().contains("resuming after"), resumed.err());
-    Run all =
-        sgmRaw("retrieve", "--scope", "project=cli", "--limit", "1", "--data", target.toString());
+    CliRun all =
+        CliRun.sgm(
+            "retrieve", "--scope", "project=cli", "--limit", "1", "--data", target.toString());
     assertEquals(3000, all.json().path("total").asLong());
     assertEquals(idsAndContents(file, false), idsAndContents(export(target), true));
   }

@@ -1,5 +1,7 @@
 package dev.sgm.bench;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sgm.api.Json;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -49,6 +51,17 @@ final class AgentNotes {
 
   AgentNotes(long seed) {
     this.random = new SplittableRandom(seed);
+  }
+
+  /** A note record in the project {@code bench}, written by the agent {@code bench}. */
+  static ObjectNode record(String id, String content) {
+    ObjectNode r = Json.object();
+    r.put("id", id);
+    r.put("type", "note");
+    r.putObject("scope").put("project", "bench");
+    r.put("content", content);
+    r.putObject("provenance").put("agent", "bench");
+    return r;
   }
 
   /** The next note. */

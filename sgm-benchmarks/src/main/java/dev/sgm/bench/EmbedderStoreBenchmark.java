@@ -1,7 +1,6 @@
 package dev.sgm.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Caller;
 import dev.sgm.api.Json;
 import dev.sgm.api.StoreRequest;
@@ -162,12 +161,6 @@ public final class EmbedderStoreBenchmark {
   }
 
   private static void store(SgmRuntime sgm, String id, String content) {
-    ObjectNode r = Json.object();
-    r.put("id", id);
-    r.put("type", "note");
-    r.putObject("scope").put("project", "bench");
-    r.put("content", content);
-    r.putObject("provenance").put("agent", "bench");
-    sgm.service().store(CALLER, StoreRequest.of(r));
+    sgm.service().store(CALLER, StoreRequest.of(AgentNotes.record(id, content)));
   }
 }

@@ -1,8 +1,6 @@
 package dev.sgm.bench;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Caller;
-import dev.sgm.api.Json;
 import dev.sgm.api.StoreRequest;
 import dev.sgm.api.spi.EmbedderProvider;
 import dev.sgm.bench.Locomo.Conversation;
@@ -332,12 +330,16 @@ public final class SecretsBenchmark {
   private static void scanAlone(List<String> texts) {
     long found = 0;
     for (int warm = 0; warm < 20_000; warm++) {
-      found += SecretScanner.BUILT_IN.redact(note(texts.get(warm % texts.size()))).size();
+      found +=
+          SecretScanner.BUILT_IN
+              .redact(AgentNotes.record("n", texts.get(warm % texts.size())))
+              .size();
     }
     int count = 100_000;
     long start = System.nanoTime();
     for (int i = 0; i < count; i++) {
-      found += SecretScanner.BUILT_IN.redact(note(texts.get(i % texts.size()))).size();
+      found +=
+          SecretScanner.BUILT_IN.redact(AgentNotes.record("n", texts.get(i % texts.size()))).size();
     }
     double micros = (System.nanoTime() - start) / 1e3 / count;
     System.out.printf(
@@ -346,12 +348,6 @@ public final class SecretsBenchmark {
         micros,
         found,
         count + 20_000);
-  }
-
-  private static ObjectNode note(String content) {
-    ObjectNode r = Json.object().put("id", "n").put("type", "note").put("content", content);
-    r.putObject("provenance").put("agent", "bench");
-    return r;
   }
 
   private static double median(List<Double> values) {
@@ -380,12 +376,6 @@ public final class SecretsBenchmark {
   }
 
   private static void store(SgmRuntime sgm, String id, String content) {
-    ObjectNode r = Json.object();
-    r.put("id", id);
-    r.put("type", "note");
-    r.putObject("scope").put("project", "bench");
-    r.put("content", content);
-    r.putObject("provenance").put("agent", "bench");
-    sgm.service().store(CALLER, StoreRequest.of(r));
+    sgm.service().store(CALLER, StoreRequest.of(AgentNotes.record(id, content)));
   }
 }
