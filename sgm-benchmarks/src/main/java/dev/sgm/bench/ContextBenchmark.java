@@ -199,9 +199,14 @@ public final class ContextBenchmark {
     }
   }
 
-  /** Runs {@code command} {@code rounds} times after one warm-up; the wall time of each, sorted. */
+  /**
+   * Runs {@code command} {@code rounds} times after two warm-ups (and the start-up cache they
+   * leave); the wall time of each, sorted.
+   */
   private static long[] times(List<String> command, Path scratch, int rounds) throws Exception {
     output(command, scratch);
+    output(command, scratch);
+    Measurement.awaitStartupCaches(scratch.resolve("cache"));
     long[] nanos = new long[rounds];
     for (int i = 0; i < rounds; i++) {
       long start = System.nanoTime();

@@ -84,6 +84,49 @@ class DistributionIT {
   }
 
   @Test
+  void theStartUpCacheIsRecordedWrittenAndUsedWithoutAWordOnTheOutput() throws Exception {
+    Path caches = temp.resolve("cache").resolve("sgm");
+    // The first run records, the second writes the cache in the background, later runs map it;
+    // every one answers alike, with nothing of the JVM's on either stream.
+    String first = null;
+    for (int run = 0; run < 4; run++) {
+      Result result = sgm(DIST, Map.of(), "--memory", "discover");
+      assertEquals(0, result.code(), result.err());
+      assertEquals("", result.err());
+      String capabilities = Json.parse(result.out()).path("capabilities").toString();
+      if (first == null) {
+        first = capabilities;
+      }
+      assertEquals(first, capabilities);
+      if (run == 1) {
+        awaitNoCacheBeingWritten(caches);
+      }
+    }
+    try (Stream<Path> files = Files.list(caches)) {
+      List<String> names = files.map(f -> f.getFileName().toString()).toList();
+      // Ahead-of-time on a JDK 25 or later, class-data sharing before.
+      assertTrue(
+          names.stream().anyMatch(n -> n.endsWith("-command.aot") || n.endsWith("-command.jsa")),
+          names.toString());
+      assertTrue(names.stream().noneMatch(n -> n.endsWith(".record")), names.toString());
+    }
+  }
+
+  private static void awaitNoCacheBeingWritten(Path caches) throws Exception {
+    // A ceiling for a hung writer, not a target: writing takes about a second.
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    while (true) {
+      try (Stream<Path> files = Files.list(caches)) {
+        if (files.noneMatch(f -> Files.exists(f.resolve("writing")))) {
+          return;
+        }
+      }
+      assertTrue(System.nanoTime() < deadline, "the start-up cache was not written");
+      Thread.sleep(50);
+    }
+  }
+
+  @Test
   void storageIsAPluginChosenByName() throws Exception {
     Path dist = copy();
     try (Stream<Path> plugins = Files.list(dist.resolve("plugins"))) {
