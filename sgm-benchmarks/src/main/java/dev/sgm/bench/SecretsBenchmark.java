@@ -86,7 +86,7 @@ public final class SecretsBenchmark {
   private Map<String, String> fakes() {
     Map<String, String> fakes = new LinkedHashMap<>();
     fakes.put("aws_access_key_id", "AKIA" + random(UPPER + "234567", 16));
-    fakes.put("aws_secret_access_key", "aws_secret_access_key = " + random(BASE64, 38) + "Zz");
+    fakes.put("aws_secret_access_key", "aws_secret_access_key = " + random(BASE64, 37) + "9Zz");
     fakes.put("github_token", "ghp_" + random(ALNUM, 36));
     fakes.put("gitlab_token", "glpat-" + random(ALNUM, 20));
     fakes.put("npm_token", "npm_" + random(ALNUM, 36));
