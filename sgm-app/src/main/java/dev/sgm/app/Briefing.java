@@ -53,25 +53,29 @@ final class Briefing {
     Duration deadline = deadline(connection);
     CompletableFuture<JsonNode> answer = new CompletableFuture<>();
     CompletableFuture<Void> closed = new CompletableFuture<>();
-    Thread.ofPlatform()
-        .daemon()
-        .name("sgm-brief")
-        .start(
-            () -> {
-              try (Backend backend = connection.open()) {
-                answer.complete(backend.call(OPERATION, request));
-              } catch (Throwable e) {
-                answer.completeExceptionally(e);
-              } finally {
-                closed.complete(null);
-              }
-            });
+    Thread attempt =
+        Thread.ofPlatform()
+            .daemon()
+            .name("sgm-brief")
+            .start(
+                () -> {
+                  try (Backend backend = connection.open()) {
+                    answer.complete(backend.call(OPERATION, request));
+                  } catch (Throwable e) {
+                    answer.completeExceptionally(e);
+                  } finally {
+                    closed.complete(null);
+                  }
+                });
     try {
       JsonNode brief = answer.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
       // The answer is there; the store this process opened closes before the process ends.
       awaitClosed(closed);
       return brief;
     } catch (TimeoutException e) {
+      // Given up: the attempt is stopped rather than left to open the store behind the answer
+      // (once the holder goes, it would take the directory over for nobody).
+      attempt.interrupt();
       return unavailable(request, project, "no answer within " + deadline.toSeconds() + " s");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

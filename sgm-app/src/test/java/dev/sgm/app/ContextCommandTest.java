@@ -188,6 +188,14 @@ class ContextCommandTest {
       CliRun run = sgm("context", "--data", data.toString(), "--project", "p");
       assertEquals(0, run.code(), run.err());
       assertTrue(run.out().contains("Memory is unavailable"), run.out());
+      // The attempt given up on ends, rather than open the directory once the holder is gone
+      // (here, while the test removes it).
+      for (Thread thread : Thread.getAllStackTraces().keySet()) {
+        if (thread.getName().equals("sgm-brief")) {
+          thread.join(TimeUnit.SECONDS.toMillis(30));
+          assertFalse(thread.isAlive(), "the given-up attempt ended");
+        }
+      }
     } finally {
       hang.destroy();
       hang.waitFor(10, TimeUnit.SECONDS);
