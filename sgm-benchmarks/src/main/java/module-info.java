@@ -6,6 +6,7 @@
  */
 module dev.sgm.bench {
   requires dev.sgm.core;
+  requires dev.sgm.search;
   requires dev.sgm.transport.http;
   requires dev.sgm.transport.grpc;
   requires dev.sgm.transport.mcp;

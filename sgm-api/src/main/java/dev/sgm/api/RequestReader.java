@@ -114,6 +114,23 @@ public final class RequestReader {
     return value;
   }
 
+  /** An optional number within [min, max]. */
+  public Double optionalDouble(String field, double min, double max) {
+    JsonNode node = raw(field);
+    if (node == null) {
+      return null;
+    }
+    if (!node.isNumber()) {
+      throw SgmException.invalidRequest(field, "must be a number");
+    }
+    double value = node.doubleValue();
+    if (!(value >= min && value <= max)) {
+      throw SgmException.invalidRequest(
+          field, "must be between " + min + " and " + max + ", was " + node.asText());
+    }
+    return value;
+  }
+
   public List<String> optionalStringList(String field) {
     JsonNode node = raw(field);
     if (node == null) {

@@ -16,6 +16,8 @@ import java.util.regex.Pattern;
  * narrows the result. See {@code docs/spec/retrieval.md} for the semantics of each.
  *
  * @param mode how {@code text} ranks records, or null for the server's default
+ * @param minScore the lowest score a semantic or hybrid result may have (0..1), or null for the
+ *     server's floors alone
  * @param filter equality on scalar leaves of {@code data} and {@code metadata}, keyed by dotted
  *     path
  * @param limit the page size, 1 to {@link #MAX_LIMIT}
@@ -30,6 +32,7 @@ public record RetrieveQuery(
     TagsMode tagsMode,
     String text,
     Mode mode,
+    Double minScore,
     Map<String, JsonNode> filter,
     Instant createdAfter,
     Instant createdBefore,
@@ -123,6 +126,7 @@ public record RetrieveQuery(
     if (rankBy != null) {
       b.mode(parseEnum(Mode.class, rankBy, "mode"));
     }
+    b.minScore(r.optionalDouble("min_score", 0, 1));
     ObjectNode filter = r.optionalObject("filter");
     if (filter != null) {
       for (Map.Entry<String, JsonNode> e : filter.properties()) {
@@ -191,6 +195,9 @@ public record RetrieveQuery(
     if (mode != null) {
       json.put("mode", mode.wireName());
     }
+    if (minScore != null) {
+      json.put("min_score", minScore);
+    }
     if (!filter.isEmpty()) {
       ObjectNode f = json.putObject("filter");
       filter.forEach(f::set);
@@ -223,6 +230,7 @@ public record RetrieveQuery(
     private TagsMode tagsMode = TagsMode.ALL;
     private String text;
     private Mode mode;
+    private Double minScore;
     private Map<String, JsonNode> filter = new LinkedHashMap<>();
     private Instant createdAfter;
     private Instant createdBefore;
@@ -263,6 +271,11 @@ public record RetrieveQuery(
 
     public Builder text(String value) {
       text = value;
+      return this;
+    }
+
+    public Builder minScore(Double value) {
+      minScore = value;
       return this;
     }
 
@@ -339,6 +352,7 @@ public record RetrieveQuery(
           tagsMode,
           text,
           mode,
+          minScore,
           filter,
           createdAfter,
           createdBefore,

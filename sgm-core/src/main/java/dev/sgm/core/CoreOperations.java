@@ -164,6 +164,8 @@ public final class CoreOperations {
                    "description": "A question or keywords, in plain words; results are ranked by relevance."},
                  "mode": {"type": "string", "enum": ["text", "semantic", "hybrid"],
                    "description": "How text is matched, where the server offers more than one way."},
+                 "min_score": {"type": "number", "minimum": 0, "maximum": 1,
+                   "description": "Only results scoring at least this (semantic and hybrid scores, 0 to 1), above the server's own floor."},
                  "ids": {"type": "array", "items": {"type": "string"}},
                  "types": {"type": "array", "items": {"type": "string"}},
                  "tags": {"type": "array", "items": {"type": "string"}},

@@ -1,7 +1,6 @@
 package dev.sgm.core;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.Json;
 import dev.sgm.api.RetrieveQuery;
@@ -15,12 +14,16 @@ import java.util.Base64;
 /**
  * Opaque paging cursors: the last row's position, the paging mark taken on the first page, and a
  * fingerprint of the query, so a cursor cannot be replayed against a different query. A relevance
- * cursor also carries what keeps later pages ranked as the first: the text statistics and the
- * hybrid normalisation bounds of the first page.
+ * cursor also carries what keeps later pages ranked as the first: the text statistics of the first
+ * page.
  */
 final class Cursors {
   private static final int FORMAT = 1;
-  private static final int RELEVANCE_FORMAT = 2;
+
+  /**
+   * 3: scores on the shared relevance scale; a cursor of the normalised scores before is not ours.
+   */
+  private static final int RELEVANCE_FORMAT = 3;
 
   /** A decoded cursor. */
   record Cursor(Position after, long mark) {}
@@ -49,12 +52,6 @@ final class Cursors {
     json.put("o", offset);
     if (frozen != null) {
       json.put("t", frozen.statistics().encode());
-      if (frozen.bounds() != null) {
-        ArrayNode bounds = json.putArray("b");
-        for (double b : frozen.bounds()) {
-          bounds.add(b);
-        }
-      }
     }
     json.put("q", fingerprint(query));
     return Base64.getUrlEncoder().withoutPadding().encodeToString(Json.writeBytes(json));
@@ -75,14 +72,7 @@ final class Cursors {
     SearchQuery.Frozen frozen = null;
     if (json.has("t")) {
       try {
-        double[] bounds = null;
-        if (json.path("b").isArray() && json.path("b").size() == 4) {
-          bounds = new double[4];
-          for (int i = 0; i < 4; i++) {
-            bounds[i] = json.path("b").get(i).asDouble();
-          }
-        }
-        frozen = new SearchQuery.Frozen(Statistics.decode(json.path("t").asText()), bounds);
+        frozen = new SearchQuery.Frozen(Statistics.decode(json.path("t").asText()));
       } catch (IllegalArgumentException e) {
         throw notOurs();
       }

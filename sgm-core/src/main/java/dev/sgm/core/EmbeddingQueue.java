@@ -41,15 +41,30 @@ final class EmbeddingQueue implements AutoCloseable {
   /** How long after the last write or search the embedding thread still counts them as coming. */
   private static final long BUSY_NANOS = 500_000_000L;
 
-  /** A record's embedding, with the text it was made of. */
-  record Embedded(long rowKey, String text, float[] vector) {}
+  /** A record's embedding, with the text it was made of and the ticket its text was queued with. */
+  record Embedded(long rowKey, String text, float[] vector, long ticket) {}
+
+  /** A text waiting to be embedded, with its ticket: texts are embedded in the order of these. */
+  private record Queued(String text, long ticket) {}
 
   private final Embedder embedder;
   private final Runnable onReady;
   private final Object monitor = new Object();
 
-  /** Records waiting for an embedding: row key to the text to embed. */
-  private final LinkedHashMap<Long, String> toEmbed = new LinkedHashMap<>();
+  /** Records waiting for an embedding: row key to the text to embed, oldest ticket first. */
+  private final LinkedHashMap<Long, Queued> toEmbed = new LinkedHashMap<>();
+
+  /** Tickets handed out so far: one a queued text, in the order they were queued. */
+  private long issued;
+
+  /** The oldest ticket of the texts being embedded now, or none ({@link Long#MAX_VALUE}). */
+  private long embeddingFirst = Long.MAX_VALUE;
+
+  /** The oldest ticket of the embeddings taken by the follower, or none. */
+  private long applyingFirst = Long.MAX_VALUE;
+
+  /** Searches waiting for embeddings ({@link #awaitThrough}): embedding does not yield to them. */
+  private int searchesWaiting;
 
   /** Embeddings made and not yet taken by the follower. */
   private final List<Embedded> embedded = new ArrayList<>();
@@ -90,9 +105,53 @@ final class EmbeddingQueue implements AutoCloseable {
   void enqueue(long rowKey, String text) {
     synchronized (monitor) {
       toEmbed.remove(rowKey);
-      toEmbed.put(rowKey, text);
+      toEmbed.put(rowKey, new Queued(text, ++issued));
       monitor.notifyAll();
     }
+  }
+
+  /** The ticket of the text queued last: waiting {@link #awaitThrough} it waits for all before. */
+  long issued() {
+    synchronized (monitor) {
+      return issued;
+    }
+  }
+
+  /**
+   * Waits until every text queued up to {@code ticket} is embedded and searchable (or dropped), at
+   * most until {@code deadlineNanos}; meanwhile embedding runs flat out, since the search waiting
+   * is not a caller to yield to.
+   *
+   * @return whether they are
+   */
+  boolean awaitThrough(long ticket, long deadlineNanos) throws InterruptedException {
+    synchronized (monitor) {
+      searchesWaiting++;
+      try {
+        while (oldestPending() <= ticket && !closed) {
+          long left = deadlineNanos - System.nanoTime();
+          if (left <= 0) {
+            return false;
+          }
+          monitor.wait(Math.max(1, left / 1_000_000));
+        }
+        return oldestPending() > ticket;
+      } finally {
+        searchesWaiting--;
+      }
+    }
+  }
+
+  /** The ticket of the oldest text not searchable yet, or {@link Long#MAX_VALUE}; under monitor. */
+  private long oldestPending() {
+    long oldest = Math.min(applyingNow > 0 ? applyingFirst : Long.MAX_VALUE, embeddingFirst);
+    if (!embedded.isEmpty()) {
+      oldest = Math.min(oldest, embedded.get(0).ticket());
+    }
+    if (!toEmbed.isEmpty()) {
+      oldest = Math.min(oldest, toEmbed.values().iterator().next().ticket());
+    }
+    return oldest;
   }
 
   /** Drops every queued text and finished embedding: the index is rebuilt from scratch. */
@@ -100,6 +159,7 @@ final class EmbeddingQueue implements AutoCloseable {
     synchronized (monitor) {
       toEmbed.clear();
       embedded.clear();
+      monitor.notifyAll();
     }
   }
 
@@ -123,6 +183,9 @@ final class EmbeddingQueue implements AutoCloseable {
       List<Embedded> ready = new ArrayList<>(first);
       first.clear();
       applyingNow += ready.size();
+      for (Embedded e : ready) {
+        applyingFirst = Math.min(applyingFirst, e.ticket());
+      }
       monitor.notifyAll(); // the embedding thread may wait for room
       return ready;
     }
@@ -133,6 +196,9 @@ final class EmbeddingQueue implements AutoCloseable {
     synchronized (monitor) {
       embedded.addAll(0, ready);
       applyingNow -= ready.size();
+      if (applyingNow == 0) {
+        applyingFirst = Long.MAX_VALUE;
+      }
     }
   }
 
@@ -140,6 +206,14 @@ final class EmbeddingQueue implements AutoCloseable {
   void applied() {
     synchronized (monitor) {
       applyingNow = 0;
+      applyingFirst = Long.MAX_VALUE;
+      monitor.notifyAll();
+    }
+  }
+
+  private boolean searchWaits() {
+    synchronized (monitor) {
+      return searchesWaiting > 0;
     }
   }
 
@@ -159,8 +233,8 @@ final class EmbeddingQueue implements AutoCloseable {
       return;
     }
     while (!closed) {
-      boolean busy = System.nanoTime() - lastForeground < BUSY_NANOS;
-      Map<Long, String> batch;
+      boolean busy = System.nanoTime() - lastForeground < BUSY_NANOS && !searchWaits();
+      Map<Long, Queued> batch;
       try {
         batch = nextBatch(busy ? EMBED_BATCH_WHILE_BUSY : EMBED_BATCH);
       } catch (InterruptedException e) {
@@ -174,6 +248,7 @@ final class EmbeddingQueue implements AutoCloseable {
       synchronized (monitor) {
         embedded.addAll(done);
         embeddingNow = 0;
+        embeddingFirst = Long.MAX_VALUE;
         monitor.notifyAll();
       }
       onReady.run();
@@ -189,16 +264,17 @@ final class EmbeddingQueue implements AutoCloseable {
    * Waits for texts to embed and for room for their embeddings, and takes up to {@code size} of
    * them; empty when closed meanwhile.
    */
-  private Map<Long, String> nextBatch(int size) throws InterruptedException {
-    Map<Long, String> batch = new LinkedHashMap<>();
+  private Map<Long, Queued> nextBatch(int size) throws InterruptedException {
+    Map<Long, Queued> batch = new LinkedHashMap<>();
     synchronized (monitor) {
       while ((toEmbed.isEmpty() || embedded.size() >= APPLY_BATCH) && !closed) {
         monitor.wait(1000);
       }
-      Iterator<Map.Entry<Long, String>> it = toEmbed.entrySet().iterator();
+      Iterator<Map.Entry<Long, Queued>> it = toEmbed.entrySet().iterator();
       while (it.hasNext() && batch.size() < size) {
-        Map.Entry<Long, String> next = it.next();
+        Map.Entry<Long, Queued> next = it.next();
         batch.put(next.getKey(), next.getValue());
+        embeddingFirst = Math.min(embeddingFirst, next.getValue().ticket());
         it.remove();
       }
       embeddingNow = batch.size();
@@ -207,13 +283,15 @@ final class EmbeddingQueue implements AutoCloseable {
   }
 
   /** The embeddings of {@code batch}; none when the model fails, which is logged. */
-  private List<Embedded> embed(Map<Long, String> batch) {
+  private List<Embedded> embed(Map<Long, Queued> batch) {
     List<Embedded> done = new ArrayList<>(batch.size());
     try {
-      List<float[]> vectors = embedder.embedPassages(new ArrayList<>(batch.values()));
+      List<float[]> vectors =
+          embedder.embedPassages(batch.values().stream().map(Queued::text).toList());
       int i = 0;
-      for (Map.Entry<Long, String> e : batch.entrySet()) {
-        done.add(new Embedded(e.getKey(), e.getValue(), vectors.get(i++)));
+      for (Map.Entry<Long, Queued> e : batch.entrySet()) {
+        done.add(
+            new Embedded(e.getKey(), e.getValue().text(), vectors.get(i++), e.getValue().ticket()));
       }
     } catch (RuntimeException e) {
       LOG.log(System.Logger.Level.ERROR, "embedding failed; these records stay lexical only", e);
@@ -247,6 +325,9 @@ final class EmbeddingQueue implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
+    synchronized (monitor) {
+      monitor.notifyAll();
+    }
     if (thread == null) {
       return;
     }

@@ -19,7 +19,7 @@ final class IndexCommitData {
   private static final System.Logger LOG = System.getLogger(IndexCommitData.class.getName());
 
   /** The index format this build writes; an index of another format is rebuilt. */
-  static final String FORMAT = "4";
+  static final String FORMAT = "5";
 
   private static final String FORMAT_KEY = "sgm.format";
   private static final String STORAGE_KEY = "sgm.storage";

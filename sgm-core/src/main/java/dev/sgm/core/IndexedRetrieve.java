@@ -81,6 +81,11 @@ final class IndexedRetrieve {
     Cursors.Relevance cursor = query.cursor() == null ? null : Cursors.decodeRelevance(query);
     ReadYourWrites.Mark start =
         cursor != null ? ReadYourWrites.laterPage(cursor.mark()) : readYourWrites.firstPage();
+    if (mode != RetrieveQuery.Mode.TEXT) {
+      // A short command with no server beside it embeds what waits first, so that it finds by
+      // meaning what other commands stored; a server embeds all along and does not wait.
+      search.catchUpEmbeddings(SearchFollower.CATCH_UP_NANOS);
+    }
     // A model reads a few hundred words at most; a longer text would only cost time.
     String asked = query.text();
     boolean cut = hasText && asked.length() > MAX_EMBEDDED_QUERY_CHARS;
@@ -139,6 +144,13 @@ final class IndexedRetrieve {
       // Ordered by time, the text selects the records (any analysed word) and time orders them.
       mode = RetrieveQuery.Mode.TEXT;
     }
+    if (query.minScore() != null && mode == RetrieveQuery.Mode.TEXT) {
+      throw SgmException.invalidRequest(
+          "min_score",
+          "applies to the 0..1 scores of semantic and hybrid ranking by relevance (text ranks by"
+              + " BM25, on no fixed scale); this query is ranked "
+              + (byRelevance ? "in mode text" : "by time"));
+    }
     return mode;
   }
 
@@ -166,6 +178,7 @@ final class IndexedRetrieve {
         .createdBefore(RecordIndexer.micros(query.createdBefore()))
         .updatedAfter(RecordIndexer.micros(query.updatedAfter()))
         .vector(vector)
+        .minScore(query.minScore() == null ? 0 : query.minScore())
         .order(order(query))
         .offset(cursor == null ? 0 : cursor.offset())
         .after(cursor == null ? null : cursor.after(), cursor == null ? null : cursor.frozen())
@@ -220,6 +233,11 @@ final class IndexedRetrieve {
     // In this order: the records waiting for an embedding once every write up to the mark is
     // applied, then the generation, which includes every embedding that no longer waits. So
     // "none waiting" means this search ranks every record by meaning.
+    if (mode != RetrieveQuery.Mode.TEXT && cursor == null) {
+      // Every write before this search is in the index now; a first page waits for their
+      // embeddings too, within bounds. Later pages rank by the first page's generation.
+      search.awaitEarlierEmbeddings();
+    }
     int pending = mode == RetrieveQuery.Mode.TEXT ? 0 : search.pendingEmbeddings();
     long generation = cursor != null ? cursor.vectorGeneration() : search.vectorGeneration();
     SearchResult result =

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Keeps the search index in step with storage. One thread follows the storage's commit-ordered
@@ -75,6 +76,37 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
       java.util.logging.Logger.getLogger("org.apache.lucene.internal.vectorization");
 
   private final boolean embedInBackground;
+
+  /**
+   * The longest a short command spends embedding what waits, before it answers by meaning or ends
+   * (about three thousand short records on two cores): beyond it, the next process goes on.
+   */
+  static final long CATCH_UP_NANOS = 30_000_000_000L;
+
+  /**
+   * The most records a search by meaning waits to see embedded: more than that waiting is a bulk
+   * import, which a search does not wait out (about six seconds of embedding on two cores).
+   */
+  static final int MEANING_WAIT_RECORDS = 1000;
+
+  /** The longest a search by meaning waits for the embeddings of the writes before it. */
+  static final long MEANING_WAIT_NANOS = 10_000_000_000L;
+
+  /** Searches waiting for embeddings: the follower publishes them as soon as they are applied. */
+  private final AtomicInteger meaningWaiters = new AtomicInteger();
+
+  /**
+   * Whether this process embeds what records say: from the start for a long-running process, from
+   * {@link #catchUpEmbeddings} on for a short command. Set by the follower thread.
+   */
+  private volatile boolean embedding;
+
+  /** Whether a short command asked to embed what waits ({@link #catchUpEmbeddings}). */
+  private volatile boolean embeddingAsked;
+
+  /** Whether this process has committed a write, which a short command embeds before it ends. */
+  private volatile boolean wroteHere;
+
   private final Storage storage;
   private final Path directory;
   private final Embedder embedder;
@@ -157,15 +189,17 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
     }
     storage.onCommit(
         () -> {
+          wroteHere = true;
           embeddings.callerActive();
           readYourWrites.committed();
           signal.signal();
         });
-    follower = Thread.ofPlatform().daemon().name("sgm-search-follower").start(this::follow);
-    signal.wakes(follower);
     if (embedInBackground) {
       embeddings.start();
+      embedding = true;
     }
+    follower = Thread.ofPlatform().daemon().name("sgm-search-follower").start(this::follow);
+    signal.wakes(follower);
   }
 
   /** The active embedding model, or null. */
@@ -191,6 +225,11 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
       try {
         if (rebuildAsked) {
           rebuild();
+        }
+        if (embeddingAsked && !embedding && state == State.READY) {
+          queueMissingEmbeddings();
+          embeddings.start();
+          embedding = true;
         }
         boolean more = step();
         if (!more) {
@@ -235,16 +274,79 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
     vectorGeneration = index.maxVectorGeneration();
     publish(applied);
     state = State.READY;
-    if (embedInBackground) {
-      List<Long> missing = index.rowsWithoutVector();
-      for (int i = 0; i < missing.size(); i += BATCH) {
-        for (StoredRecord row :
-            storage.live(missing.subList(i, Math.min(missing.size(), i + BATCH)))) {
-          embeddings.enqueue(
-              row.rowKey(), IndexDocuments.embeddingText(Json.parse(row.document())));
-        }
+    if (embedding) {
+      queueMissingEmbeddings();
+    }
+  }
+
+  /** Queues every record the index holds without an embedding. */
+  private void queueMissingEmbeddings() throws IOException {
+    List<Long> missing = index.rowsWithoutVector();
+    for (int i = 0; i < missing.size(); i += BATCH) {
+      for (StoredRecord row :
+          storage.live(missing.subList(i, Math.min(missing.size(), i + BATCH)))) {
+        embeddings.enqueue(row.rowKey(), IndexDocuments.embeddingText(Json.parse(row.document())));
       }
     }
+  }
+
+  /**
+   * Read-your-writes by meaning, for a long-running process: waits until the records written before
+   * this search (those the index has applied by now) are embedded and searchable, so that a
+   * question right after a store finds it by meaning as well as by words. Not when more than {@link
+   * #MEANING_WAIT_RECORDS} wait (a bulk import: the answer says how many), and at most {@link
+   * #MEANING_WAIT_NANOS}; a short command catches up instead ({@link #catchUpEmbeddings}).
+   */
+  void awaitEarlierEmbeddings() {
+    if (!embedInBackground || embeddings.pending() == 0) {
+      return;
+    }
+    if (embeddings.pending() > MEANING_WAIT_RECORDS) {
+      return;
+    }
+    long through = embeddings.issued();
+    meaningWaiters.incrementAndGet();
+    signal.hurry();
+    try {
+      embeddings.awaitThrough(through, System.nanoTime() + MEANING_WAIT_NANOS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      meaningWaiters.decrementAndGet();
+    }
+  }
+
+  /**
+   * For a short command, which does not embed in the background: embeds every record waiting for an
+   * embedding (those this process stored included) and waits until they are searchable, at most
+   * {@code timeoutNanos}; a long-running process embeds anyway and does not wait. So a command that
+   * stores and exits leaves its records embedded, and one that searches by meaning with no server
+   * beside it finds what another command stored.
+   *
+   * @return whether no record waits
+   */
+  boolean catchUpEmbeddings(long timeoutNanos) {
+    if (embedder == null) {
+      return true;
+    }
+    if (embedInBackground) {
+      return embeddings.pending() == 0;
+    }
+    long deadline = System.nanoTime() + timeoutNanos;
+    long through = storage.committedSequence();
+    embeddingAsked = true;
+    signal.hurry();
+    while (!closed && state != State.FAILED) {
+      if (embedding && readYourWrites.publishedThrough() >= through && embeddings.pending() == 0) {
+        return true;
+      }
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      signal.hurry();
+      sleep(20);
+    }
+    return false;
   }
 
   /**
@@ -313,7 +415,7 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
       dirty = true;
     }
     vectorsUnpublished |= appliedVectors;
-    boolean readers = readYourWrites.searchesWaiting();
+    boolean readers = readYourWrites.searchesWaiting() || meaningWaiters.get() > 0;
     long now = System.nanoTime();
     if (!unpublished) {
       // Nothing new for searches to see (embeddings whose text changed meanwhile were dropped):
@@ -351,7 +453,7 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
   private void put(StoredRecord row) throws IOException {
     ObjectNode document = (ObjectNode) Json.parse(row.document());
     index.put(IndexDocuments.of(row, document, null, 0));
-    if (embedInBackground) {
+    if (embedding) {
       embeddings.enqueue(row.rowKey(), IndexDocuments.embeddingText(document));
     }
   }
@@ -422,7 +524,7 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
 
   /** Records whose embedding is not in the index yet: semantic search cannot find them yet. */
   int pendingEmbeddings() {
-    if (embedder != null && !embedInBackground && state == State.READY) {
+    if (embedder != null && !embedding && state == State.READY) {
       try {
         return index.rowsWithoutVector().size();
       } catch (IOException e) {
@@ -526,6 +628,9 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
 
   @Override
   public void close() {
+    if (wroteHere && !embedInBackground && state == State.READY) {
+      catchUpEmbeddings(CATCH_UP_NANOS);
+    }
     closed = true;
     signal.hurry();
     embeddings.close();

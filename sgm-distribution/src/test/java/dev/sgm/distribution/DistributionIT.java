@@ -1,6 +1,7 @@
 package dev.sgm.distribution;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -123,6 +124,58 @@ class DistributionIT {
       }
       assertTrue(System.nanoTime() < deadline, "the start-up cache was not written");
       Thread.sleep(50);
+    }
+  }
+
+  @Test
+  void commandsWithNoServerBesideThemFindByMeaningWhatOtherCommandsStored() throws Exception {
+    String data = temp.resolve("data").toString();
+    for (String[] note :
+        List.of(
+            new String[] {"db", "Persistence is handled by PostgreSQL 15"},
+            new String[] {"lunch", "Lunch is served at noon in the canteen"})) {
+      Result stored =
+          sgm(
+              DIST,
+              Map.of(),
+              "remember",
+              "--data",
+              data,
+              "--project",
+              "demo",
+              "--id",
+              note[0],
+              note[1]);
+      assertEquals(0, stored.code(), stored.err());
+    }
+    // Each command exits after storing: what it stored is embedded before it does.
+    Result discovered = sgm(DIST, Map.of(), "discover", "--data", data);
+    assertEquals(
+        0,
+        Json.parse(discovered.out())
+            .path("retrieval")
+            .path("index")
+            .path("pending_embeddings")
+            .asLong(-1),
+        discovered.out());
+    for (String mode : List.of("semantic", "hybrid")) {
+      Result recalled =
+          sgm(
+              DIST,
+              Map.of(),
+              "recall",
+              "--data",
+              data,
+              "--project",
+              "demo",
+              "--mode",
+              mode,
+              "which database do we use");
+      assertEquals(0, recalled.code(), recalled.err());
+      JsonNode answer = Json.parse(recalled.out());
+      assertEquals("db", answer.path("records").path(0).path("id").asText(), recalled.out());
+      assertEquals(mode, answer.path("retrieval").path("mode").asText());
+      assertFalse(answer.path("retrieval").has("pending_embeddings"), recalled.out());
     }
   }
 

@@ -2,12 +2,16 @@ package dev.sgm.search;
 
 import java.io.IOException;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * Ranking by words and by meaning at once: each candidate list normalised into [0, 1] within its
- * bounds, then averaged, the bounds frozen on the first page so that later pages rank alike.
+ * Ranking by words and by meaning at once: each record that holds one of the query's words or
+ * matches it by meaning scores the average of the two on {@link Relevance}'s shared scale, among
+ * the top candidates of each (a candidate by words is compared by meaning too, closest or not); a
+ * record that does neither is not an answer.
  */
 final class HybridRanking {
   private HybridRanking() {}
@@ -17,33 +21,43 @@ final class HybridRanking {
     SearchQuery q = search.query();
     int depth = Math.max(SearchIndex.HYBRID_DEPTH, q.offset() + q.limit() + 1);
     Map<Long, Double> lexical = lexical(search, depth);
-    Map<Long, Double> dense = VectorRanking.dense(search, depth);
-    double[] bounds =
-        q.frozen() != null && q.frozen().bounds() != null
-            ? q.frozen().bounds()
-            : new double[] {
-              min(lexical, SearchIndex.HYBRID_DEPTH),
-              max(lexical),
-              min(dense, SearchIndex.HYBRID_DEPTH),
-              max(dense)
-            };
+    Map<Long, Double> meaning = VectorRanking.matchingByMeaning(search, depth, !lexical.isEmpty());
+    Set<Long> notAmongTheClosest = new HashSet<>(lexical.keySet());
+    notAmongTheClosest.removeAll(meaning.keySet());
+    meaning.putAll(VectorRanking.matchingByMeaning(search, notAmongTheClosest));
+    double idfSum = lexical.isEmpty() ? 0 : Relevance.idfSum(search);
     Map<Long, Double> fused = new HashMap<>();
     for (Map.Entry<Long, Double> e : lexical.entrySet()) {
-      fused.merge(e.getKey(), 0.5 * normalise(e.getValue(), bounds[0], bounds[1]), Double::sum);
+      fused.merge(
+          e.getKey(),
+          (1 - Relevance.MEANING_WEIGHT) * Relevance.words(e.getValue(), idfSum),
+          Double::sum);
     }
-    for (Map.Entry<Long, Double> e : dense.entrySet()) {
-      fused.merge(e.getKey(), 0.5 * normalise(e.getValue(), bounds[2], bounds[3]), Double::sum);
+    long byMeaningOnly = 0;
+    for (Map.Entry<Long, Double> e : meaning.entrySet()) {
+      fused.merge(e.getKey(), Relevance.MEANING_WEIGHT * e.getValue(), Double::sum);
+      if (!lexical.containsKey(e.getKey())) {
+        byMeaningOnly++;
+      }
     }
-    VectorRanking.addUnembedded(search, depth - dense.size(), fused);
+    long total;
+    if (q.minScore() > 0) {
+      // A raised floor counts among the candidates: past them no score is known.
+      fused.values().removeIf(score -> score < q.minScore());
+      total = fused.size();
+    } else {
+      // Every record holding a word counts, past the candidates too (the text query's count).
+      long byWords =
+          lexical.size() < depth
+              ? lexical.size()
+              : search.searcher().count(TextQuery.filtered(search));
+      total = byWords + byMeaningOnly;
+    }
     return ScoredPage.of(
-        q,
-        fused,
-        search.searcher().count(search.filter()),
-        new SearchQuery.Frozen(search.used(), bounds),
-        search.truncated());
+        q, fused, total, new SearchQuery.Frozen(search.used()), search.truncated());
   }
 
-  /** The top {@code depth} records by words, best first; none when the text has no terms. */
+  /** The top {@code depth} records by words (BM25), best first; none when the text has no terms. */
   private static Map<Long, Double> lexical(PreparedSearch search, int depth) throws IOException {
     Map<Long, Double> lexical = new LinkedHashMap<>();
     if (!search.terms().isEmpty()) {
@@ -55,29 +69,5 @@ final class HybridRanking {
       }
     }
     return lexical;
-  }
-
-  private static double min(Map<Long, Double> scores, int within) {
-    double min = Double.POSITIVE_INFINITY;
-    int seen = 0;
-    for (double v : scores.values()) {
-      if (seen++ == within) {
-        break;
-      }
-      min = Math.min(min, v);
-    }
-    return scores.isEmpty() ? 0 : min;
-  }
-
-  private static double max(Map<Long, Double> scores) {
-    return scores.values().stream().mapToDouble(Double::doubleValue).max().orElse(0);
-  }
-
-  /** Min–max normalisation into [0, 1]; a single score (min = max) counts fully. */
-  private static double normalise(double value, double min, double max) {
-    if (max <= min) {
-      return value >= max ? 1 : 0;
-    }
-    return Math.max(0, Math.min(1, (value - min) / (max - min)));
   }
 }

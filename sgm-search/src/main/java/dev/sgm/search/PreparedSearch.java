@@ -19,8 +19,8 @@ record PreparedSearch(
     Statistics used,
     int truncated) {
 
-  /** An answer of {@code hits} that freezes the statistics used and the given hybrid bounds. */
-  SearchResult result(List<SearchResult.Hit> hits, long total, boolean more, double[] bounds) {
-    return new SearchResult(hits, total, more, new SearchQuery.Frozen(used, bounds), truncated);
+  /** An answer of {@code hits} that freezes the statistics used. */
+  SearchResult result(List<SearchResult.Hit> hits, long total, boolean more) {
+    return new SearchResult(hits, total, more, new SearchQuery.Frozen(used), truncated);
   }
 }

@@ -186,8 +186,8 @@ public final class SearchIndex implements AutoCloseable {
     try {
       Statistics used = new Statistics();
       Statistics frozen = query.frozen() == null ? null : query.frozen().statistics();
-      IndexSearcher searcher = new RankingSearcher(current.getIndexReader(), frozen, used);
       Query filter = FilterQuery.of(query, current.getIndexReader());
+      IndexSearcher searcher = new RankingSearcher(current.getIndexReader(), frozen, used, filter);
       List<String> terms = List.of();
       int truncated = 0;
       if (query.text() != null) {

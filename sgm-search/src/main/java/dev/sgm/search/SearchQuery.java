@@ -19,14 +19,16 @@ import java.util.Set;
  *     arrive ({@link Long#MAX_VALUE}: all)
  * @param text the query text, or null for a query ordered by time
  * @param vector the query's embedding for semantic and hybrid ranking, or null
+ * @param minScore the lowest score a semantic or hybrid result may have ({@link Relevance}'s
+ *     scale); 0 for the floors alone
  * @param offset how many results earlier pages returned (for the depth of candidate lists)
  * @param after the last result of the previous page, or null for the first page
  * @param frozen the ranking statistics of the first page, or null to take them now
  * @param within when not null, only records whose scope has all the canonical pairs of one of these
  *     lists match (the scopes the caller may read); an empty list matches nothing
  * @param clearance the highest {@link IndexedRecord#level()} whose withheld parts count: a record
- *     above it matches the text by its title and tags only, ranks last by meaning (as one not
- *     embedded yet), and matches none of {@code withheldFields}; {@link #ALL_LEVELS} for all
+ *     above it matches the text by its title and tags only, is not ranked by meaning, and matches
+ *     none of {@code withheldFields}; {@link #ALL_LEVELS} for all
  * @param withheldFields canonical {@code path NUL value} pairs that must all be present, of parts a
  *     record above the clearance withholds ({@code data}): such a record never matches them
  */
@@ -46,6 +48,7 @@ public record SearchQuery(
     String text,
     Ranking ranking,
     float[] vector,
+    double minScore,
     Order order,
     int limit,
     int offset,
@@ -64,7 +67,7 @@ public record SearchQuery(
     TEXT,
     /** By closeness of the record's embedding to the query's. */
     SEMANTIC,
-    /** Both, each normalised within its candidates, then averaged. */
+    /** Both, each on {@link Relevance}'s shared scale, averaged. */
     HYBRID
   }
 
@@ -80,11 +83,8 @@ public record SearchQuery(
   /** A result's place in the order: its score (or time) and its row key. */
   public record After(double value, long rowKey) {}
 
-  /**
-   * What makes later pages rank exactly as the first: the text statistics, and the normalisation
-   * bounds of the hybrid candidate lists.
-   */
-  public record Frozen(Statistics statistics, double[] bounds) {}
+  /** What makes later pages rank exactly as the first: the text statistics. */
+  public record Frozen(Statistics statistics) {}
 
   public SearchQuery {
     scopes = Set.copyOf(scopes);
@@ -125,6 +125,7 @@ public record SearchQuery(
     private Long updatedAfter;
     private long mark = Long.MAX_VALUE;
     private float[] vector;
+    private double minScore;
     private long vectorGeneration = Long.MAX_VALUE;
     private Order order;
     private int offset;
@@ -224,6 +225,11 @@ public record SearchQuery(
     }
 
     /** Only embeddings added at or before this generation rank by meaning. */
+    public Builder minScore(double minScore) {
+      this.minScore = minScore;
+      return this;
+    }
+
     public Builder vectorGeneration(long vectorGeneration) {
       this.vectorGeneration = vectorGeneration;
       return this;
@@ -266,6 +272,7 @@ public record SearchQuery(
           text,
           ranking,
           vector,
+          minScore,
           order,
           limit,
           offset,

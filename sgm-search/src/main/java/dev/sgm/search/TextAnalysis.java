@@ -28,7 +28,9 @@ public final class TextAnalysis {
 
   /**
    * Words too common to say what a text is about, including the question words agents ask with
-   * ("what did we decide about ..."): the classic English function-word list.
+   * ("what did we decide about ..."): the classic English function-word list, and "use", which
+   * questions about tools nearly always hold ("which database do we use") and which says nothing of
+   * the tool.
    */
   static final CharArraySet STOP_WORDS =
       CharArraySet.unmodifiableSet(
@@ -140,6 +142,11 @@ public final class TextAnalysis {
                   "under",
                   "until",
                   "up",
+                  "us",
+                  "use",
+                  "used",
+                  "uses",
+                  "using",
                   "very",
                   "was",
                   "we",

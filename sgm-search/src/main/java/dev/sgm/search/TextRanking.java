@@ -26,7 +26,7 @@ final class TextRanking {
     if (q.text() == null) {
       query = search.filter();
     } else if (search.terms().isEmpty()) {
-      return search.result(List.of(), 0, false, null);
+      return search.result(List.of(), 0, false);
     } else {
       query = TextQuery.filtered(search);
     }
@@ -50,7 +50,7 @@ final class TextRanking {
     for (TopRelevance.Hit hit : top.subList(0, Math.min(q.limit(), top.size()))) {
       hits.add(new SearchResult.Hit(hit.rowKey(), hit.score()));
     }
-    return search.result(hits, searcher.count(query), top.size() > q.limit(), null);
+    return search.result(hits, searcher.count(query), top.size() > q.limit());
   }
 
   /** The hits in the query's order of time (or of score, ties by row key), after its cursor. */
@@ -82,7 +82,7 @@ final class TextRanking {
           doc.fields[0] instanceof Float f ? f.doubleValue() : ((Long) doc.fields[0]).doubleValue();
       hits.add(new SearchResult.Hit((Long) doc.fields[1], value));
     }
-    return search.result(hits, total, top.scoreDocs.length > q.limit(), null);
+    return search.result(hits, total, top.scoreDocs.length > q.limit());
   }
 
   private static Sort sort(SearchQuery.Order order) {

@@ -4,26 +4,23 @@ import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause.Occur;
 import org.apache.lucene.search.BooleanQuery;
-import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
-import org.apache.lucene.search.Sort;
-import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
-import org.apache.lucene.search.TopFieldCollectorManager;
-import org.apache.lucene.search.TopFieldDocs;
 
 /**
  * Ranking by meaning: the records closest to the query's embedding (HNSW), among those whose
- * embedding may rank them, then the ones not embedded yet, last.
+ * embedding may rank them.
  */
 final class VectorRanking {
   private VectorRanking() {}
@@ -31,15 +28,78 @@ final class VectorRanking {
   /** A page of a semantic search. */
   static SearchResult semantic(PreparedSearch search) throws IOException {
     SearchQuery q = search.query();
-    int depth = q.offset() + q.limit() + 1;
-    Map<Long, Double> dense = dense(search, depth);
-    addUnembedded(search, depth - dense.size(), dense);
+    int depth = Math.max(SearchIndex.HYBRID_DEPTH, q.offset() + q.limit() + 1);
+    Map<Long, Double> matching = matchingByMeaning(search, depth, holdsAWord(search));
+    matching.values().removeIf(score -> score < q.minScore());
     return ScoredPage.of(
-        q,
-        dense,
-        search.searcher().count(search.filter()),
-        new SearchQuery.Frozen(new Statistics(), null),
-        search.truncated());
+        q, matching, matching.size(), new SearchQuery.Frozen(new Statistics()), search.truncated());
+  }
+
+  /**
+   * The records among the top {@code depth} by closeness that match the query by meaning, with
+   * their scores on {@link Relevance}'s scale: those at or above {@link Relevance#RECORD_FLOOR};
+   * none when no searched record holds a word of the query ({@code aWordIsHeld}) and even the
+   * closest is below {@link Relevance#QUERY_FLOOR}. A record not embedded yet is not among them
+   * (the answer's retrieval says how many wait).
+   */
+  static Map<Long, Double> matchingByMeaning(PreparedSearch search, int depth, boolean aWordIsHeld)
+      throws IOException {
+    Map<Long, Double> matching = new LinkedHashMap<>();
+    Map<Long, Double> closest = dense(search, depth);
+    double best =
+        closest.values().stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+    if (closest.isEmpty() || (!aWordIsHeld && Relevance.cosine(best) < Relevance.QUERY_FLOOR)) {
+      return matching;
+    }
+    for (Map.Entry<Long, Double> e : closest.entrySet()) {
+      double cosine = Relevance.cosine(e.getValue());
+      if (cosine >= Relevance.RECORD_FLOOR) {
+        matching.put(e.getKey(), Relevance.meaning(cosine));
+      }
+    }
+    return matching;
+  }
+
+  /**
+   * The scores on {@link Relevance}'s scale of those of {@code rows} (records holding a word of the
+   * query) that match it by meaning, found by comparing their embeddings with the query's one by
+   * one: a record can hold the query's words and be close in meaning without being among the
+   * closest of the whole scope. Bounded by the rows given, not by the scope.
+   */
+  static Map<Long, Double> matchingByMeaning(PreparedSearch search, Set<Long> rows)
+      throws IOException {
+    Map<Long, Double> matching = new LinkedHashMap<>();
+    IndexSearcher searcher = search.searcher();
+    if (rows.isEmpty() || !hasVectors(searcher)) {
+      return matching;
+    }
+    long[] keys = rows.stream().mapToLong(Long::longValue).toArray();
+    // Led by the records holding a word, so the row keys are checked on those alone; at most k
+    // candidates pass, so the vector search compares each of them exactly.
+    Query only =
+        new BooleanQuery.Builder()
+            .add(TextQuery.filtered(search), Occur.FILTER)
+            .add(NumericDocValuesField.newSlowSetQuery(IndexFields.ROW, keys), Occur.FILTER)
+            .add(rankedByMeaning(searcher.getIndexReader(), search.query()), Occur.FILTER)
+            .build();
+    TopDocs top =
+        searcher.search(
+            new KnnFloatVectorQuery(IndexFields.VECTOR, search.query().vector(), keys.length, only),
+            keys.length);
+    List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+    for (ScoreDoc hit : top.scoreDocs) {
+      double cosine = Relevance.cosine(hit.score);
+      if (cosine >= Relevance.RECORD_FLOOR) {
+        matching.put(IndexFields.rowKey(leaves, hit.doc), Relevance.meaning(cosine));
+      }
+    }
+    return matching;
+  }
+
+  /** Whether a record the search may return holds one of its words. */
+  private static boolean holdsAWord(PreparedSearch search) throws IOException {
+    return !search.terms().isEmpty()
+        && search.searcher().search(TextQuery.filtered(search), 1).scoreDocs.length > 0;
   }
 
   /** The top {@code k} records by closeness of their embedding, among those the filter passes. */
@@ -72,29 +132,6 @@ final class VectorRanking {
       scores.put(IndexFields.rowKey(leaves, hit.doc), (double) hit.score);
     }
     return scores;
-  }
-
-  /**
-   * Adds up to {@code count} records that pass the filter but have no embedding yet, at score 0
-   * (newest first): every record matches by meaning, and one not yet embedded is not left out of
-   * the answer, only ranked last.
-   */
-  static void addUnembedded(PreparedSearch search, int count, Map<Long, Double> scores)
-      throws IOException {
-    if (count <= 0) {
-      return;
-    }
-    IndexSearcher searcher = search.searcher();
-    Query waiting =
-        new BooleanQuery.Builder()
-            .add(search.filter(), Occur.FILTER)
-            .add(rankedByMeaning(searcher.getIndexReader(), search.query()), Occur.MUST_NOT)
-            .build();
-    Sort newest = new Sort(new SortField(IndexFields.ROW, SortField.Type.LONG, true));
-    TopFieldDocs top = searcher.search(waiting, new TopFieldCollectorManager(newest, count, 0));
-    for (ScoreDoc hit : top.scoreDocs) {
-      scores.putIfAbsent((Long) ((FieldDoc) hit).fields[0], 0.0);
-    }
   }
 
   /**

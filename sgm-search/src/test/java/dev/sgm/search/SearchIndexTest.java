@@ -50,7 +50,7 @@ class SearchIndexTest {
 
   @Test
   void analysisStemsDropsFunctionWordsAndKeepsIdentifiers() {
-    assertEquals(List.of("build", "tool", "us"), TextAnalysis.terms("What build tools do we use?"));
+    assertEquals(List.of("build", "tool"), TextAnalysis.terms("What build tools do we use?"));
     assertEquals(List.of("connect", "pool"), TextAnalysis.terms("connections pooling"));
     assertEquals(
         List.of("hikaricp", "user_id", "v1.2"), TextAnalysis.terms("HikariCP user_id v1.2"));
@@ -158,7 +158,7 @@ class SearchIndexTest {
                   "maven build",
                   100,
                   new SearchQuery.After(last.value(), last.rowKey()),
-                  new SearchQuery.Frozen(Statistics.decode(encoded), null),
+                  new SearchQuery.Frozen(Statistics.decode(encoded)),
                   List.of()));
       assertEquals(second.hits(), again.hits());
     }
@@ -237,12 +237,13 @@ class SearchIndexTest {
       SearchResult byMeaning =
           index.search(
               restricted(null, SearchQuery.Ranking.SEMANTIC, east, onlyA, internal, List.of()));
-      assertEquals(List.of(1L, 3L, 2L), rows(byMeaning), "ranked last, as one not embedded");
-      assertEquals(0.0, byMeaning.hits().get(2).value());
-      assertEquals(3, byMeaning.total());
+      assertEquals(
+          List.of(1L), rows(byMeaning), "the withheld one is not ranked by meaning; lunch is far");
+      assertEquals(1, byMeaning.total());
       SearchResult whole =
           index.search(restricted(null, SearchQuery.Ranking.SEMANTIC, east, onlyA, all, List.of()));
-      assertTrue(whole.hits().get(2).value() > 0, "seen whole, its embedding ranks it");
+      assertEquals(
+          List.of(1L, 2L), rows(whole).stream().sorted().toList(), "seen whole, it is ranked");
 
       List<String> hush = List.of("data.state\u0000s:hush");
       assertEquals(
@@ -319,15 +320,29 @@ class SearchIndexTest {
                   .vector(east)
                   .build());
       assertTrue(text.hits().size() > 20 && text.hits().size() < depth, "some match the word");
-      assertEquals(depth, meaning.hits().size());
-      // Each list min-max normalised, half each; ties by row key, newest first.
-      java.util.Map<Long, Double> fused = new java.util.HashMap<>();
-      for (SearchResult part : List.of(text, meaning)) {
-        double min = part.hits().stream().mapToDouble(SearchResult.Hit::value).min().orElseThrow();
-        double max = part.hits().stream().mapToDouble(SearchResult.Hit::value).max().orElseThrow();
-        for (SearchResult.Hit hit : part.hits()) {
-          fused.merge(hit.rowKey(), 0.5 * (hit.value() - min) / (max - min), Double::sum);
+      assertTrue(
+          meaning.hits().size() > 20 && meaning.hits().size() < 120,
+          "those within 60 degrees match by meaning: " + meaning.hits().size());
+      assertEquals(meaning.hits().size(), meaning.total());
+      // Half by words, BM25 over the query's idf (counted over the scope searched), half by
+      // meaning, on the shared scale; ties by row key, newest first.
+      long docs = 0;
+      long df = 0;
+      for (long row = 0; row < 160; row++) {
+        if (row % 4 != 0) {
+          docs++;
+          if (words[(int) (row / 3 % words.length)].contains("release")) {
+            df++;
+          }
         }
+      }
+      double idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
+      java.util.Map<Long, Double> fused = new java.util.HashMap<>();
+      for (SearchResult.Hit hit : text.hits()) {
+        fused.merge(hit.rowKey(), 0.5 * hit.value() / (hit.value() + 0.5 * idf), Double::sum);
+      }
+      for (SearchResult.Hit hit : meaning.hits()) {
+        fused.merge(hit.rowKey(), 0.5 * hit.value(), Double::sum);
       }
       List<Long> expected =
           fused.entrySet().stream()
@@ -349,9 +364,82 @@ class SearchIndexTest {
         for (SearchResult.Hit hit : hybrid.hits()) {
           assertEquals(fused.get(hit.rowKey()), hit.value(), 1e-9, "row " + hit.rowKey());
         }
-        assertEquals(120, hybrid.total(), "every record of the scope matches by meaning");
+        assertEquals(
+            fused.size(), hybrid.total(), "the records holding the word or near in meaning");
       }
+      assertTrue(fused.size() < 120, "a record far in meaning and without the word is no answer");
     }
+  }
+
+  @Test
+  void wordsWeighByHowRareTheyAreInTheScopeSearchedNotInTheWholeIndex() throws Exception {
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      // Across the index "release" is common and "pool" rare; in p=b it is the other way round.
+      for (long row = 0; row < 50; row++) {
+        index.put(leveled(row, "p=a", null, "release " + row, null, 0));
+      }
+      index.put(leveled(100, "p=b", null, "release day", null, 0));
+      for (long row = 101; row < 104; row++) {
+        index.put(leveled(row, "p=b", null, "pool day " + row, null, 0));
+      }
+      index.refresh();
+      SearchResult found =
+          index.search(
+              SearchQuery.of("release pool", SearchQuery.Ranking.TEXT, 10)
+                  .scopes(Set.of("p=b"))
+                  .build());
+      assertEquals(100L, rows(found).get(0), "the word rare in the scope weighs most");
+      assertEquals(4, found.total());
+    }
+  }
+
+  @Test
+  void aQueryAboutNothingStoredFindsNothingByMeaningAndOnlyWhatHoldsItsWordsInHybrid()
+      throws Exception {
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      // Cosines to the query (east): 0.55, 0.5 and 0: the closest is below the query's floor.
+      index.put(embedded(1, unit(0.55), 1));
+      index.put(embedded(2, unit(0.5), 1));
+      index.put(embedded(3, new float[] {0f, 1f}, 1));
+      index.refresh();
+      SearchQuery.Builder east =
+          SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
+              .scopes(Set.of("p=a"))
+              .vector(new float[] {1f, 0f});
+      SearchResult semantic = index.search(east.build());
+      assertEquals(List.of(), rows(semantic));
+      assertEquals(0, semantic.total());
+      SearchResult hybrid =
+          index.search(
+              SearchQuery.of("zebra", SearchQuery.Ranking.HYBRID, 10)
+                  .scopes(Set.of("p=a"))
+                  .vector(new float[] {1f, 0f})
+                  .build());
+      assertEquals(List.of(), rows(hybrid));
+      assertEquals(0, hybrid.total());
+      SearchResult byWord =
+          index.search(
+              SearchQuery.of("note 3", SearchQuery.Ranking.HYBRID, 10)
+                  .scopes(Set.of("p=a"))
+                  .vector(new float[] {1f, 0f})
+                  .build());
+      assertEquals(3L, rows(byWord).get(0), "the record holding both words first");
+      assertEquals(3, byWord.total(), "each holds the word note");
+
+      // Once one record is close enough, those at or above the record floor match too.
+      index.put(embedded(4, unit(0.9), 1));
+      index.refresh();
+      SearchResult close = index.search(east.build());
+      assertEquals(List.of(4L, 1L, 2L), rows(close));
+      assertEquals(0.8, close.hits().get(0).value(), 1e-6, "(0.9 - 0.5) / (1 - 0.5)");
+      assertEquals(0.0, close.hits().get(2).value(), 1e-6, "at the floor");
+      assertEquals(3, close.total());
+    }
+  }
+
+  /** A unit vector whose cosine to east is {@code cosine}. */
+  private static float[] unit(double cosine) {
+    return new float[] {(float) cosine, (float) Math.sqrt(1 - cosine * cosine)};
   }
 
   private static IndexedRecord embedded(long row, float[] vector, long generation) {
@@ -393,13 +481,14 @@ class SearchIndexTest {
               .vectorGeneration(index.maxVectorGeneration())
               .build();
       SearchResult found = index.search(upToSeven);
-      assertEquals(List.of(2L, 1L, 3L), rows(found), "both embeddings rank, the other comes last");
-      assertTrue(found.hits().get(1).value() > 0, "ranked by its embedding, not as one waiting");
+      assertEquals(
+          List.of(2L), rows(found), "the far one matches nothing, the unembedded one waits");
+      assertEquals(1.0, found.hits().get(0).value(), 1e-6);
     }
   }
 
   @Test
-  void anEmbeddingNewerThanTheQuerysGenerationRanksAsOneNotEmbeddedYet() throws Exception {
+  void anEmbeddingNewerThanTheQuerysGenerationIsNotRankedByIt() throws Exception {
     try (SearchIndex index = SearchIndex.inMemory()) {
       index.put(embedded(1, new float[] {1f, 0f}, 1));
       index.put(embedded(2, new float[] {0.6f, 0.8f}, 1));
@@ -409,10 +498,9 @@ class SearchIndexTest {
           SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
               .scopes(Set.of("p=a"))
               .vector(new float[] {0f, 1f});
-      assertEquals(List.of(3L, 2L, 1L), rows(index.search(north.vectorGeneration(2).build())));
+      assertEquals(List.of(3L, 2L), rows(index.search(north.vectorGeneration(2).build())));
       SearchResult before = index.search(north.vectorGeneration(1).build());
-      assertEquals(List.of(2L, 1L, 3L), rows(before), "the closest came in a later generation");
-      assertEquals(0.0, before.hits().get(2).value());
+      assertEquals(List.of(2L), rows(before), "the closest came in a later generation");
     }
   }
 }

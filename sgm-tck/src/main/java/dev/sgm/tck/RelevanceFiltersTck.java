@@ -43,7 +43,7 @@ public abstract class RelevanceFiltersTck extends RelevanceTextTck {
       failing.accept(r);
       others.add(r);
     }
-    storeAll(others);
+    storeAllNow(others);
     between.run();
     List<ObjectNode> matches = new ArrayList<>();
     for (int i = 0; i < FILTERED_MATCHES; i++) {
@@ -215,6 +215,7 @@ public abstract class RelevanceFiltersTck extends RelevanceTextTck {
     for (ObjectNode r : records) {
       store(r);
     }
+    awaitEmbedded(session);
     for (String mode : retrieval().modes()) {
       JsonNode result = search(session, "alpha", mode);
       assertEquals(List.of("mine"), ids(result), mode + ": only the scope's own record");

@@ -69,13 +69,56 @@ public abstract class RelevanceFixture extends TckSupport {
     return record;
   }
 
+  /**
+   * Stores {@code records}, then waits until the server has embedded them where it says how many
+   * wait (discovery's {@code retrieval.index.pending_embeddings}): a record not embedded yet
+   * matches nothing by meaning, and the contract lets the semantic index lag behind a store.
+   */
   void storeAll(List<ObjectNode> records) {
+    storeAllNow(records);
+    if (!records.isEmpty()) {
+      awaitEmbedded((ObjectNode) records.get(0).path("scope"));
+    }
+  }
+
+  /** Stores {@code records} without waiting for their embeddings. */
+  void storeAllNow(List<ObjectNode> records) {
     for (int from = 0; from < records.size(); from += 500) {
       ObjectNode request = Json.object();
       records
           .subList(from, Math.min(records.size(), from + 500))
           .forEach(request.withArray("records")::add);
       call("store_batch", request);
+    }
+  }
+
+  /**
+   * Waits until discovery says no record waits for an embedding, at most two minutes; a server that
+   * gives no count is not waited for. A text search in {@code scope} first: it waits until the
+   * index has applied every store before it, so that what was just stored counts as waiting. Waits
+   * on discovery rather than on searches: a search is a caller, and a server may rightly hold its
+   * embedding back while callers search.
+   */
+  void awaitEmbedded(ObjectNode scope) {
+    if (!retrieval().modes().contains(SEMANTIC) && !retrieval().modes().contains(HYBRID)) {
+      return;
+    }
+    ObjectNode byText = query(scope, "anything", TEXT);
+    byText.put("mode", TEXT);
+    byText.put("limit", 1);
+    retrieve(byText);
+    long deadline = System.nanoTime() + 120_000_000_000L;
+    while (System.nanoTime() < deadline) {
+      JsonNode waiting = discovery().path("retrieval").path("index").path("pending_embeddings");
+      if (!waiting.isNumber() || waiting.asLong() == 0) {
+        return;
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
   }
 

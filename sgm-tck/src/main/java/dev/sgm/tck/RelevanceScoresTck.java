@@ -56,8 +56,8 @@ public abstract class RelevanceScoresTck extends RelevanceFiltersTck {
 
   @Test
   @DisplayName(
-      "§3 total counts the records that pass the other criteria and match a word (text) or all"
-          + " of them (semantic, hybrid)")
+      "§3 total counts the records that pass the other criteria and match: by a word (text), by"
+          + " meaning (semantic) or either (hybrid)")
   @Requirement(rule = "§3 relevance")
   void relevance_totalCountsAsTheContractSays() {
     ObjectNode scope = scope("project", unique("rel"));
@@ -76,12 +76,21 @@ public abstract class RelevanceScoresTck extends RelevanceFiltersTck {
       ObjectNode typed = query(scope, "maven gradle", mode);
       typed.put("limit", 1);
       typed.putArray("types").add("note");
-      assertEquals(lexical ? 3 : 5, retrieve(typed).path("total").asLong(), mode + ", types");
-
+      long typedTotal = retrieve(typed).path("total").asLong();
       ObjectNode all = query(scope, "maven gradle", mode);
       all.put("limit", 2);
       long total = retrieve(all).path("total").asLong();
-      assertEquals(lexical ? 4 : 6, total, mode + ": total");
+      if (lexical) {
+        assertEquals(3, typedTotal, mode + ", types");
+        assertEquals(4, total, mode + ": total");
+      } else {
+        // Which records are near enough in meaning is the model's to say; hybrid holds at least
+        // every record with a word, and a type filter only narrows.
+        assertTrue(total <= 6 && typedTotal <= total, mode + ": total " + total);
+        if (mode.equals(HYBRID)) {
+          assertTrue(total >= 4 && typedTotal >= 3, mode + ": total " + total);
+        }
+      }
       Set<String> paged = new HashSet<>();
       for (int pages = 0; pages < 10; pages++) {
         JsonNode page = retrieve(all);

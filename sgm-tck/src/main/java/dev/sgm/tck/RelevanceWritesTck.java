@@ -133,7 +133,7 @@ public abstract class RelevanceWritesTck extends RelevanceScoresTck {
           writes.add(note(scope, "new-" + pages + "-" + i, "alpha alpha alpha alpha alpha"));
           writes.add(note(scope, "unrelated-" + pages + "-" + i, "bravo charlie delta"));
         }
-        storeAll(writes);
+        storeAllNow(writes);
       }
       assertEquals(seen.size(), new HashSet<>(seen).size(), mode + ": no repeats: " + seen);
       Set<String> missing = new HashSet<>(before);

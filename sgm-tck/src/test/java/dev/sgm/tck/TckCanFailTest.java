@@ -141,6 +141,42 @@ class TckCanFailTest {
     }
   }
 
+  /** Answers a question with every record of its scope, the matches first: no floor. */
+  static class FloorlessRelevance extends RelevanceTck {
+    @Override
+    protected SgmClient client() {
+      SgmClient real = InProcess.client();
+      return (operation, request) -> {
+        com.fasterxml.jackson.databind.JsonNode response = real.call(operation, request);
+        if (operation.equals("retrieve")
+            && request.hasNonNull("text")
+            && !request.has("cursor")
+            && !request.has("order_by")) {
+          com.fasterxml.jackson.databind.node.ObjectNode all =
+              ((com.fasterxml.jackson.databind.node.ObjectNode) request).deepCopy();
+          all.remove(java.util.List.of("text", "mode", "min_score"));
+          all.put("limit", 1000);
+          com.fasterxml.jackson.databind.node.ObjectNode widened =
+              (com.fasterxml.jackson.databind.node.ObjectNode) response;
+          com.fasterxml.jackson.databind.node.ArrayNode records = widened.withArray("records");
+          com.fasterxml.jackson.databind.node.ArrayNode scores = widened.withArray("scores");
+          java.util.Set<String> shown = new java.util.HashSet<>();
+          records.forEach(r -> shown.add(r.path("id").asText()));
+          for (com.fasterxml.jackson.databind.JsonNode r :
+              real.call("retrieve", all).path("records")) {
+            if (shown.add(r.path("id").asText())) {
+              records.add(r);
+              scores.add(0.0);
+            }
+          }
+          widened.put("total", records.size());
+          widened.remove("next_cursor");
+        }
+        return response;
+      };
+    }
+  }
+
   static class LateFilteringRelevance extends RelevanceTck {
     @Override
     protected SgmClient client() {
@@ -459,7 +495,24 @@ class TckCanFailTest {
     assertEquals(Set.of(), outcome.failed());
     // Without an embedding model the semantic and hybrid rules are skipped, with their reason.
     assertEquals(
-        Set.of("semantic_findsAParaphrase", "hybrid_findsKeywordAndParaphrase"), outcome.skipped());
+        Set.of(
+            "semantic_findsAParaphrase",
+            "hybrid_findsKeywordAndParaphrase",
+            "defaultMode_ranksTheParaphraseFirst"),
+        outcome.skipped());
+  }
+
+  @Test
+  void answeringWithTheWholeScopeFailsTheRulesOnWhatMatches() {
+    Outcome outcome = run(FloorlessRelevance.class);
+    assertTrue(
+        outcome
+            .failed()
+            .containsAll(
+                Set.of(
+                    "everyMode_findsNothingForAQuestionAboutNothingStored",
+                    "everyMode_leavesOutWhatDoesNotMatch")),
+        outcome.failed()::toString);
   }
 
   @Test
@@ -467,7 +520,7 @@ class TckCanFailTest {
     Outcome outcome = run(RelevanceWithoutRetrieval.class);
     assertEquals(Set.of(), outcome.failed());
     assertEquals(Set.of(), outcome.passed());
-    assertEquals(27, outcome.skipped().size(), outcome.skipped()::toString);
+    assertEquals(31, outcome.skipped().size(), outcome.skipped()::toString);
   }
 
   @Test
