@@ -23,7 +23,8 @@ import java.util.Optional;
  * when there are fewer), each an agent's note that mentions a release, and a one-word query ({@code
  * "release"}) that matches every record of the largest scope. Prints p50 and p99 of {@code mode:
  * text}, and of {@code hybrid} and {@code semantic} when the server advertises them (an embedder is
- * active), at each size, and the growth of p50 from the first size to the last.
+ * active), at each size, each beside a structured retrieve of the same scope (no text, newest
+ * first) as the peer, and the growth of p50 from the first size to the last.
  *
  * <p>Run: {@code ./sgm-benchmarks/run-retrieve [records ...]} (default 10000 1000000); {@code
  * -Dsgm.bench.ops} queries per mode (default 1000). {@code -Dsgm.bench.keep=DIR} keeps each size's
@@ -39,6 +40,10 @@ public final class RetrieveBenchmark {
   private static final int SCOPE_SIZE = 100_000;
   private static final String QUERY = "release";
   private static final int LIMIT = 10;
+
+  /** The peer: a retrieve of the same scope and page size without text (newest first). */
+  private static final String STRUCTURED = "structured";
+
   private static final Caller CALLER = Caller.embedded();
 
   private RetrieveBenchmark() {}
@@ -125,6 +130,7 @@ public final class RetrieveBenchmark {
         }
       }
       Map<String, Measurement.Result> results = new LinkedHashMap<>();
+      measure(sgm, STRUCTURED, ops).ifPresent(r -> results.put(STRUCTURED, r));
       if (modes.contains("text")) {
         measure(sgm, "text", ops).ifPresent(r -> results.put("text", r));
       } else {
@@ -140,6 +146,17 @@ public final class RetrieveBenchmark {
         }
       } else {
         System.out.println("  mode hybrid: n/a (not advertised: no embedder active)");
+      }
+      Measurement.Result structured = results.get(STRUCTURED);
+      for (Map.Entry<String, Measurement.Result> e : results.entrySet()) {
+        if (structured != null && !e.getKey().equals(STRUCTURED)) {
+          System.out.printf(
+              Locale.ROOT,
+              "  %s / structured retrieve: p50 %.2fx%s%n",
+              e.getKey(),
+              e.getValue().p50Millis() / structured.p50Millis(),
+              e.getKey().equals("hybrid") ? " (target <= 3x)" : "");
+        }
       }
       return results;
     }
@@ -185,8 +202,11 @@ public final class RetrieveBenchmark {
   private static JsonNode retrieve(SgmRuntime sgm, String mode) {
     ObjectNode q = Json.object();
     q.putObject("scope").put("project", "p0");
-    q.put("text", QUERY);
     q.put("limit", LIMIT);
+    if (STRUCTURED.equals(mode)) {
+      return sgm.service().invoke(CALLER, "retrieve", q);
+    }
+    q.put("text", QUERY);
     if (mode != null) {
       q.put("mode", mode);
     }
@@ -195,7 +215,10 @@ public final class RetrieveBenchmark {
 
   /** The query's latency in {@code mode}; empty, with the reason printed, when it fails. */
   private static Optional<Measurement.Result> measure(SgmRuntime sgm, String mode, int ops) {
-    String name = mode == null ? "retrieve, no mode" : "retrieve, mode " + mode;
+    String name =
+        mode == null
+            ? "retrieve, no mode"
+            : STRUCTURED.equals(mode) ? "retrieve, no text" : "retrieve, mode " + mode;
     JsonNode first;
     try {
       first = retrieve(sgm, mode);

@@ -628,7 +628,8 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
 
   @Override
   public void close() {
-    if (wroteHere && !embedInBackground && state == State.READY) {
+    if (wroteHere && !embedInBackground && state != State.FAILED) {
+      // Also while the index is still being opened or built: it embeds once it is ready.
       catchUpEmbeddings(CATCH_UP_NANOS);
     }
     closed = true;

@@ -148,7 +148,21 @@ class DistributionIT {
               note[1]);
       assertEquals(0, stored.code(), stored.err());
     }
-    // Each command exits after storing: what it stored is embedded before it does.
+    // Each command exits after storing: what it stored is embedded before it does. A search by
+    // words brings the index up to every write (and keeps it so); discovery then reads it.
+    Result byWords =
+        sgm(
+            DIST,
+            Map.of(),
+            "recall",
+            "--data",
+            data,
+            "--project",
+            "demo",
+            "--mode",
+            "text",
+            "lunch");
+    assertEquals(0, byWords.code(), byWords.err());
     Result discovered = sgm(DIST, Map.of(), "discover", "--data", data);
     assertEquals(
         0,

@@ -95,8 +95,9 @@ public abstract class RelevanceFixture extends TckSupport {
   /**
    * Waits until discovery says no record waits for an embedding, at most two minutes; a server that
    * gives no count is not waited for. A text search in {@code scope} first: it waits until the
-   * index has applied every store before it, so that what was just stored counts as waiting. Waits
-   * on discovery rather than on searches: a search is a caller, and a server may rightly hold its
+   * index has applied every store before it, so that what was just stored counts as waiting; then
+   * one search by meaning, which a server may answer only once those are embedded. Then polls
+   * discovery rather than searches: a search is a caller, and a server may rightly hold its
    * embedding back while callers search.
    */
   void awaitEmbedded(ObjectNode scope) {
@@ -107,6 +108,13 @@ public abstract class RelevanceFixture extends TckSupport {
     byText.put("mode", TEXT);
     byText.put("limit", 1);
     retrieve(byText);
+    // A server that waits for the embeddings of earlier writes before it answers by meaning (read
+    // your writes by meaning) does the waiting here; discovery then says none is left.
+    ObjectNode byMeaning =
+        query(scope, "anything", retrieval().modes().contains(HYBRID) ? HYBRID : SEMANTIC);
+    byMeaning.put("mode", retrieval().modes().contains(HYBRID) ? HYBRID : SEMANTIC);
+    byMeaning.put("limit", 1);
+    retrieve(byMeaning);
     long deadline = System.nanoTime() + 120_000_000_000L;
     while (System.nanoTime() < deadline) {
       JsonNode waiting = discovery().path("retrieval").path("index").path("pending_embeddings");

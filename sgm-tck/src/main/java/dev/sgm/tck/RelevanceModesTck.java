@@ -23,20 +23,12 @@ public abstract class RelevanceModesTck extends RelevanceInputTck {
   /**
    * A search by meaning once the records just stored are embedded: the contract lets the semantic
    * index lag behind a store, and a response says how many records still wait ({@code
-   * retrieval.pending_embeddings}). It waits on discovery's count ({@code
-   * retrieval.index.pending_embeddings}) where the server gives one: a search is a caller, and a
-   * server may rightly hold its embedding back while callers search, so polling by searches can
-   * starve the very work it waits for on a busy machine. Waits at most two minutes; a server that
-   * says nothing is asked once.
+   * retrieval.pending_embeddings}). Waits as {@link #awaitEmbedded} does, then asks again while the
+   * answer says records wait (for a server that gives discovery no count), at most two minutes.
    */
   private JsonNode searchWhenEmbedded(ObjectNode scope, String text, String mode) {
+    awaitEmbedded(scope);
     long deadline = System.nanoTime() + 120_000_000_000L;
-    while (System.nanoTime() < deadline) {
-      JsonNode waiting = discovery().path("retrieval").path("index").path("pending_embeddings");
-      if (!waiting.isNumber() || waiting.asLong() == 0 || !waitAWhile()) {
-        break;
-      }
-    }
     while (true) {
       JsonNode result = search(scope, text, mode);
       if (result.path("retrieval").path("pending_embeddings").asLong(0) == 0
