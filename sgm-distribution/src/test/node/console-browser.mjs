@@ -232,7 +232,9 @@ try {
 
     // Live: a record stored elsewhere appears without a reload.
     await page.goto(`${base}/#/scope/project%3Ddemo`, { waitUntil: "load" });
-    await waitText("#live", "live: live");
+    check("with authentication off there is no Sign in button", await page.evaluate(() => document.getElementById("sign-in").hidden), "");
+    await page.waitForFunction(() => document.getElementById("live").textContent === "live", { timeout: 10000 }).catch(() => {});
+    check("the header says the page is live", (await text("#live")) === "live", await text("#live"));
     await api("store", { record: note("demo", "fresh", "Stored while the console watches") });
     check("a new record appears without a reload", await waitText("table.records tbody", "fresh"), await text("table.records tbody"));
 

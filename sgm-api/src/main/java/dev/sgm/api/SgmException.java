@@ -72,6 +72,28 @@ public class SgmException extends RuntimeException {
         ErrorCode.INVALID_REQUEST, field + ": " + reason, List.of(new FieldError(field, reason)));
   }
 
+  /**
+   * An {@code unavailable} error: {@code where} cannot be reached, for a reason said in words (a
+   * refused connection's exception carries no message of its own).
+   */
+  public static SgmException unreachable(String where, Exception cause) {
+    String reason = cause.getMessage();
+    if (reason == null || reason.isBlank()) {
+      String kind = cause.getClass().getSimpleName();
+      if (cause instanceof java.net.ConnectException) {
+        reason = "connection refused: nothing is listening there";
+      } else if (kind.contains("Timeout")) {
+        reason = "no answer in time";
+      } else if (cause instanceof java.net.UnknownHostException) {
+        reason = "unknown host";
+      } else {
+        reason = "the connection failed";
+      }
+    }
+    return new SgmException(
+        ErrorCode.UNAVAILABLE, "cannot reach " + where + ": " + reason, List.of(), cause);
+  }
+
   public ErrorCode code() {
     return code;
   }

@@ -1,5 +1,6 @@
 package dev.sgm.app;
 
+import dev.sgm.api.NearestNames;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
 import dev.sgm.core.HostCapabilities;
@@ -110,10 +111,18 @@ public final class Sgm implements Callable<Integer> {
 
   @CommandLine.Spec CommandSpec spec;
 
+  /**
+   * The web server's own start and stop lines (its version, build and connectors) say nothing a
+   * user acts on; its warnings still show. Held here: a logger nobody references loses its level.
+   */
+  private static final java.util.logging.Logger JETTY =
+      java.util.logging.Logger.getLogger("org.eclipse.jetty");
+
   public static void main(String[] args) {
     if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
       System.setProperty("java.util.logging.SimpleFormatter.format", "%4$s %3$s: %5$s%6$s%n");
     }
+    JETTY.setLevel(java.util.logging.Level.WARNING);
     CommandLine commandLine = commandLine(args);
     CommandLine.IExecutionStrategy run = commandLine.getExecutionStrategy();
     commandLine.setExecutionStrategy(
@@ -205,13 +214,33 @@ public final class Sgm implements Callable<Integer> {
           cmd.getErr()
               .println(
                   "sgm: "
-                      + e.getMessage()
+                      + parameterProblem(e)
                       + " (see: "
                       + cmd.getCommandSpec().qualifiedName()
                       + " --help)");
           return ExitCodes.INVALID;
         });
     return commandLine;
+  }
+
+  /**
+   * What is wrong with the command line, in words: an unknown command with the nearest names, and
+   * picocli's own message otherwise, without its doubled words.
+   */
+  static String parameterProblem(CommandLine.ParameterException e) {
+    if (e instanceof CommandLine.UnmatchedArgumentException unmatched
+        && unmatched.getCommandLine().getParent() == null
+        && !unmatched.getUnmatched().isEmpty()
+        && !unmatched.getUnmatched().get(0).startsWith("-")) {
+      String word = unmatched.getUnmatched().get(0);
+      List<String> near =
+          NearestNames.of(word, unmatched.getCommandLine().getSubcommands().keySet());
+      return "unknown command '"
+          + word
+          + "'"
+          + (near.isEmpty() ? "" : "; did you mean " + String.join(" or ", near) + "?");
+    }
+    return e.getMessage().replace("option option '", "option '");
   }
 
   /**

@@ -100,8 +100,17 @@ class CliTest {
         "sgm: invalid_record: scope");
     assertOneLineError(sgm("read", "--id", "x"), 2, "sgm: invalid_request: --scope");
     assertOneLineError(sgm("read", "--scope", "project=cli"), 2, "sgm: Missing required option");
-    assertOneLineError(sgm("frobnicate"), 2, "sgm: Unmatched argument");
+    assertOneLineError(sgm("frobnicate"), 2, "sgm: unknown command 'frobnicate' (see: sgm --help)");
+    assertOneLineError(
+        sgm("retreive", "--scope", "project=cli"),
+        2,
+        "sgm: unknown command 'retreive'; did you mean retrieve?");
     assertOneLineError(sgm("no_such.operation"), 6, "sgm: unsupported_capability: ");
+    assertOneLineError(
+        sgm("history.versionz", "{}"),
+        6,
+        "sgm: unsupported_capability: operation 'history.versionz' is not offered here; did you"
+            + " mean 'history.versions'?");
     sgm("store", NOTE);
     assertOneLineError(sgm("store", "--if-absent", NOTE), 4, "sgm: conflict: ");
     assertOneLineError(

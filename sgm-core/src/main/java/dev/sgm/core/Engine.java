@@ -19,6 +19,7 @@ import dev.sgm.api.FieldError;
 import dev.sgm.api.Grants;
 import dev.sgm.api.Json;
 import dev.sgm.api.MemoryRecord;
+import dev.sgm.api.NearestNames;
 import dev.sgm.api.ProtocolVersion;
 import dev.sgm.api.PutContentRequest;
 import dev.sgm.api.ReadRequest;
@@ -162,9 +163,10 @@ final class Engine implements SgmService {
           .put("dimensions", embedder.dimensions())
           .put(
               "lag",
-              "records are embedded after their store returns: semantic search finds a record once"
-                  + " it is embedded (pending_embeddings says how many wait), lexical search at"
-                  + " once");
+              "records are embedded after their store returns: a search by meaning waits for"
+                  + " the embeddings of the writes before it (unless more than 1000 wait; at most"
+                  + " 10 s) and says how many still wait (pending_embeddings); lexical search"
+                  + " finds a record at once");
     }
     json.set("index", search.describe());
     return json;
@@ -383,7 +385,12 @@ final class Engine implements SgmService {
     if (op == null) {
       throw new SgmException(
           ErrorCode.UNSUPPORTED_CAPABILITY,
-          "operation '" + operation + "' is not offered here; available: " + operations());
+          "operation '"
+              + operation
+              + "' is not offered here"
+              + didYouMean(operation)
+              + "; available: "
+              + operations());
     }
     if (!caller.grants().isOwner() && request != null && request.path("scope").isObject()) {
       Scope scope = Scope.fromJson(request.get("scope"), "scope", ErrorCode.INVALID_REQUEST);
@@ -406,6 +413,16 @@ final class Engine implements SgmService {
   @Override
   public boolean authenticates() {
     return tokens.enabled();
+  }
+
+  /** "; did you mean 'x'?" for an operation name a few edits from {@code asked}, or nothing. */
+  private String didYouMean(String asked) {
+    List<String> near = NearestNames.of(asked, operations());
+    return near.isEmpty()
+        ? ""
+        : "; did you mean "
+            + String.join(" or ", near.stream().map(n -> "'" + n + "'").toList())
+            + "?";
   }
 
   @Override

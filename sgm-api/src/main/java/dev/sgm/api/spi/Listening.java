@@ -25,6 +25,42 @@ public final class Listening {
     return port;
   }
 
+  /** Starts a server that binds a port. */
+  @FunctionalInterface
+  public interface Binding {
+    void start() throws Exception;
+  }
+
+  /**
+   * Runs {@code binding}; a port already in use fails with {@code unavailable} naming the port, the
+   * key that sets it and what to do, rather than the network library's words.
+   *
+   * @param key the configuration key of the port, for the message
+   */
+  public static void bind(String host, int port, String key, Binding binding) throws Exception {
+    try {
+      binding.start();
+    } catch (Exception e) {
+      for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+        if (cause instanceof java.net.BindException) {
+          throw new SgmException(
+              ErrorCode.UNAVAILABLE,
+              "port "
+                  + port
+                  + " on "
+                  + host
+                  + " is in use (by another server, or another SGM already running): stop it, or"
+                  + " choose another port with -D "
+                  + key
+                  + "=<port> (0 takes a free one)",
+              java.util.List.of(),
+              e);
+        }
+      }
+      throw e;
+    }
+  }
+
   /** The option that lets a server listen off loopback without TLS, at the operator's word. */
   public static final String PLAINTEXT = "listen.plaintext";
 

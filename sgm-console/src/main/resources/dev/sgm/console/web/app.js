@@ -123,7 +123,7 @@ function follow(scopeText) {
   stopWatch = null;
   watchedScope = scopeText;
   live.className = "live";
-  live.textContent = "live: off";
+  live.textContent = LIVE_TEXT.off;
   if (!scopeText || !session.watchable()) return;
   let timer = null;
   stopWatch = watch(
@@ -136,10 +136,13 @@ function follow(scopeText) {
     },
     (state) => {
       live.className = state === "live" ? "live on" : "live";
-      live.textContent = `live: ${state}`;
+      live.textContent = LIVE_TEXT[state] ?? state;
     },
   );
 }
+
+/** What the page header says of its change feed, by the watch's state. */
+const LIVE_TEXT = { live: "live", off: "not live", reconnecting: "reconnecting…" };
 
 function askToken() {
   const dialog = document.getElementById("token-dialog");
@@ -172,7 +175,8 @@ async function start() {
 
 /** Learns what the server offers and who we are, then draws the page. */
 async function boot() {
-  document.getElementById("sign-in").textContent = token() ? "Sign out" : "Sign in";
+  const signIn = document.getElementById("sign-in");
+  signIn.textContent = token() ? "Sign out" : "Sign in";
   try {
     session.discovery = await discovery();
     session.whoami = await call("whoami", {});
@@ -181,7 +185,10 @@ async function boot() {
     session.me = session.whoami.owner || agents.includes("*") || agents.includes(principal) || agents.length === 0 ? principal : agents[0];
     if (session.whoami.owner) session.me = localStorage.getItem("sgm.console.me") || "console-user";
     fill(document.getElementById("identity"), `as ${session.me}`);
+    // A server that answered without a token has no one to sign in: no button to press.
+    signIn.hidden = !token();
   } catch (e) {
+    signIn.hidden = false;
     session.discovery = null;
     fill(document.getElementById("identity"), "");
     fill(document.getElementById("tree"), h("p", { class: "muted" }, "Sign in to see the scopes."));

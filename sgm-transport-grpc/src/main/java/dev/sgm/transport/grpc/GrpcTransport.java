@@ -17,7 +17,6 @@ import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,7 +53,7 @@ public final class GrpcTransport implements Transport {
   }
 
   @Override
-  public void start() throws IOException {
+  public void start() throws Exception {
     boolean tls = settings.tlsCert() != null;
     Listening.check(
         settings.host(), "grpc.host", service.authenticates(), tls, settings.plaintext());
@@ -78,7 +77,8 @@ public final class GrpcTransport implements Transport {
         builder.addService(ServerInterceptors.intercept(definition, Calls.INTERCEPTOR));
       }
     }
-    server = builder.build().start();
+    Listening.bind(
+        settings.host(), settings.port(), "grpc.port", () -> server = builder.build().start());
     updateHealth();
     healthChecks = Thread.ofPlatform().daemon().name("sgm-grpc-health").start(this::checkHealth);
     LOG.log(System.Logger.Level.INFO, "gRPC transport listening on {0}", endpoints().get(0));

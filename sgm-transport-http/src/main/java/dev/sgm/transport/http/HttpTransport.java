@@ -88,7 +88,7 @@ public final class HttpTransport implements Transport {
   public void start() throws Exception {
     Listening.check(
         settings.host(), "http.host", authenticates, settings.tls(), settings.plaintext());
-    server.start();
+    Listening.bind(settings.host(), settings.port(), "http.port", server::start);
     LOG.log(System.Logger.Level.INFO, "HTTP transport listening on {0}", endpoints().get(0));
   }
 

@@ -127,7 +127,8 @@ final class SgmHandler extends Handler.Abstract {
         watches.stream(stream, response, callback);
         return true;
       }
-      reply = route(method, path, request);
+      // HEAD is GET without the body (RFC 9110 §9.3.2): a page or a probe answers alike.
+      reply = route(method.equals("HEAD") ? "GET" : method, path, request);
     } catch (HttpProblem e) {
       reply = Reply.error(e.status, e.error);
     } catch (SgmException e) {
@@ -151,7 +152,12 @@ final class SgmHandler extends Handler.Abstract {
       response.getHeaders().put(HttpHeader.WWW_AUTHENTICATE, "Bearer realm=\"sgm\"");
     }
     reply.headers().forEach((name, value) -> response.getHeaders().put(name, value));
-    response.write(true, ByteBuffer.wrap(reply.body()), callback);
+    if (method.equals("HEAD")) {
+      response.getHeaders().put(HttpHeader.CONTENT_LENGTH, reply.body().length);
+      response.write(true, null, callback);
+    } else {
+      response.write(true, ByteBuffer.wrap(reply.body()), callback);
+    }
     if (settings.logRequests()) {
       LOG.log(
           System.Logger.Level.INFO,

@@ -78,11 +78,7 @@ public final class SgmHttpClient implements SgmClient {
     try {
       response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
     } catch (IOException e) {
-      throw new SgmException(
-          ErrorCode.UNAVAILABLE,
-          "cannot reach " + request.uri() + ": " + e.getMessage(),
-          java.util.List.of(),
-          e);
+      throw SgmException.unreachable(request.uri().toString(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SgmException(ErrorCode.UNAVAILABLE, "interrupted while calling " + request.uri());

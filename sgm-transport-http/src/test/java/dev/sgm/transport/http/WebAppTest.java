@@ -9,6 +9,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,6 +37,31 @@ class WebAppTest {
       assertEquals(401, get(server.url() + "/v1/discovery").statusCode());
       assertEquals(401, get(server.url() + "/.well-known/sgm").statusCode());
       assertEquals(401, get(server.url() + "/").statusCode());
+    }
+  }
+
+  @Test
+  void headAnswersAsGetWithoutTheBody() throws Exception {
+    try (HttpServers.Running server = HttpServers.start()) {
+      for (String path : List.of("/greeting/index.html", "/openapi.json")) {
+        HttpResponse<String> got = get(server.url() + path);
+        HttpResponse<String> head =
+            HTTP.send(
+                HttpRequest.newBuilder(URI.create(server.url() + path))
+                    .method("HEAD", HttpRequest.BodyPublishers.noBody())
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(got.statusCode(), head.statusCode(), path);
+        assertEquals("", head.body(), path);
+        assertEquals(
+            got.headers().firstValue("Content-Type"),
+            head.headers().firstValue("Content-Type"),
+            path);
+        assertEquals(
+            String.valueOf(got.body().getBytes(java.nio.charset.StandardCharsets.UTF_8).length),
+            head.headers().firstValue("Content-Length").orElse(""),
+            path);
+      }
     }
   }
 

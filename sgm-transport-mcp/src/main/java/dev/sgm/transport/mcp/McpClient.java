@@ -122,8 +122,7 @@ public final class McpClient implements SgmClient {
     try {
       return http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
     } catch (IOException e) {
-      throw new SgmException(
-          ErrorCode.UNAVAILABLE, "cannot reach " + endpoint + ": " + e.getMessage());
+      throw SgmException.unreachable(String.valueOf(endpoint), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SgmException(ErrorCode.UNAVAILABLE, "interrupted");

@@ -159,7 +159,7 @@ public final class McpHttpTransport implements dev.sgm.api.spi.Transport {
   @Override
   public void start() throws Exception {
     Listening.check(host, "mcp.host", service.authenticates(), tlsCert != null, plaintext);
-    server.start();
+    Listening.bind(host, port, "mcp.port", server::start);
     LOG.log(System.Logger.Level.INFO, "MCP (Streamable HTTP) listening on {0}", endpoints().get(0));
   }
 

@@ -244,9 +244,15 @@ final class McpTools {
       }
       record = (ObjectNode) args.get("record");
     } else {
-      if (!args.path("content").isTextual()) {
+      if (!args.has("content") || args.get("content").isNull()) {
         throw SgmException.invalidRequest(
             "content", "give the content to remember, or a complete record");
+      }
+      if (!args.get("content").isTextual()) {
+        throw SgmException.invalidRequest(
+            "content",
+            "must be a string, was "
+                + args.get("content").getNodeType().name().toLowerCase(java.util.Locale.ROOT));
       }
       record = Json.object();
       String type = args.path("type").asText("note");

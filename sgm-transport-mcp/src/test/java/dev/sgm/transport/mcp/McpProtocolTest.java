@@ -134,6 +134,12 @@ class McpProtocolTest {
     assertTrue(invalid.path("isError").asBoolean());
     assertEquals(
         "invalid_record", invalid.path("structuredContent").path("error").path("code").asText());
+    JsonNode number = tool(client, "sgm_store", "{\"content\":123}");
+    assertTrue(number.path("isError").asBoolean());
+    assertEquals(
+        "content: must be a string, was number",
+        number.path("structuredContent").path("error").path("message").asText(),
+        "the type is what is wrong, not a missing content");
   }
 
   @Test
