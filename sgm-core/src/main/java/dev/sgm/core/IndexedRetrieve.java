@@ -81,11 +81,6 @@ final class IndexedRetrieve {
     Cursors.Relevance cursor = query.cursor() == null ? null : Cursors.decodeRelevance(query);
     ReadYourWrites.Mark start =
         cursor != null ? ReadYourWrites.laterPage(cursor.mark()) : readYourWrites.firstPage();
-    if (mode != RetrieveQuery.Mode.TEXT) {
-      // A short command with no server beside it embeds what waits first, so that it finds by
-      // meaning what other commands stored; a server embeds all along and does not wait.
-      search.catchUpEmbeddings(SearchFollower.CATCH_UP_NANOS);
-    }
     // A model reads a few hundred words at most; a longer text would only cost time.
     String asked = query.text();
     boolean cut = hasText && asked.length() > MAX_EMBEDDED_QUERY_CHARS;

@@ -291,17 +291,24 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
   }
 
   /**
-   * Read-your-writes by meaning, for a long-running process: waits until the records written before
-   * this search (those the index has applied by now) are embedded and searchable, so that a
-   * question right after a store finds it by meaning as well as by words. Not when more than {@link
-   * #MEANING_WAIT_RECORDS} wait (a bulk import: the answer says how many), and at most {@link
-   * #MEANING_WAIT_NANOS}; a short command catches up instead ({@link #catchUpEmbeddings}).
+   * Read-your-writes by meaning: waits until the records written before this search (those the
+   * index has applied by now) are embedded and searchable, so that a question right after a store
+   * finds it by meaning as well as by words. A long-running process, which embeds all along, waits
+   * unless more than {@link #MEANING_WAIT_RECORDS} wait (a bulk import: the answer says how many),
+   * and at most {@link #MEANING_WAIT_NANOS}; a short command, which embeds nothing of its own
+   * accord, embeds what waits first ({@link #catchUpEmbeddings}), so that it finds by meaning what
+   * other commands stored.
    */
   void awaitEarlierEmbeddings() {
-    if (!embedInBackground || embeddings.pending() == 0) {
+    if (embedder == null) {
       return;
     }
-    if (embeddings.pending() > MEANING_WAIT_RECORDS) {
+    if (!embedInBackground) {
+      catchUpEmbeddings(CATCH_UP_NANOS);
+      return;
+    }
+    int pending = embeddings.pending();
+    if (pending == 0 || pending > MEANING_WAIT_RECORDS) {
       return;
     }
     long through = embeddings.issued();
@@ -319,34 +326,21 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
   /**
    * For a short command, which does not embed in the background: embeds every record waiting for an
    * embedding (those this process stored included) and waits until they are searchable, at most
-   * {@code timeoutNanos}; a long-running process embeds anyway and does not wait. So a command that
-   * stores and exits leaves its records embedded, and one that searches by meaning with no server
-   * beside it finds what another command stored.
-   *
-   * @return whether no record waits
+   * {@code timeoutNanos}. So a command that stores and exits leaves its records embedded, and one
+   * that searches by meaning with no server beside it finds what another command stored.
    */
-  boolean catchUpEmbeddings(long timeoutNanos) {
-    if (embedder == null) {
-      return true;
-    }
-    if (embedInBackground) {
-      return embeddings.pending() == 0;
-    }
+  private void catchUpEmbeddings(long timeoutNanos) {
     long deadline = System.nanoTime() + timeoutNanos;
     long through = storage.committedSequence();
     embeddingAsked = true;
     signal.hurry();
-    while (!closed && state != State.FAILED) {
+    while (!closed && state != State.FAILED && System.nanoTime() < deadline) {
       if (embedding && readYourWrites.publishedThrough() >= through && embeddings.pending() == 0) {
-        return true;
-      }
-      if (System.nanoTime() > deadline) {
-        return false;
+        return;
       }
       signal.hurry();
       sleep(20);
     }
-    return false;
   }
 
   /**
@@ -628,7 +622,7 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
 
   @Override
   public void close() {
-    if (wroteHere && !embedInBackground && state != State.FAILED) {
+    if (wroteHere && embedder != null && !embedInBackground && state != State.FAILED) {
       // Also while the index is still being opened or built: it embeds once it is ready.
       catchUpEmbeddings(CATCH_UP_NANOS);
     }

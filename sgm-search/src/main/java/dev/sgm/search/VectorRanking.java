@@ -51,12 +51,7 @@ final class VectorRanking {
     if (closest.isEmpty() || (!aWordIsHeld && Relevance.cosine(best) < Relevance.QUERY_FLOOR)) {
       return matching;
     }
-    for (Map.Entry<Long, Double> e : closest.entrySet()) {
-      double cosine = Relevance.cosine(e.getValue());
-      if (cosine >= Relevance.RECORD_FLOOR) {
-        matching.put(e.getKey(), Relevance.meaning(cosine));
-      }
-    }
+    closest.forEach((row, score) -> addIfMatching(matching, row, score));
     return matching;
   }
 
@@ -88,12 +83,17 @@ final class VectorRanking {
             keys.length);
     List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
     for (ScoreDoc hit : top.scoreDocs) {
-      double cosine = Relevance.cosine(hit.score);
-      if (cosine >= Relevance.RECORD_FLOOR) {
-        matching.put(IndexFields.rowKey(leaves, hit.doc), Relevance.meaning(cosine));
-      }
+      addIfMatching(matching, IndexFields.rowKey(leaves, hit.doc), hit.score);
     }
     return matching;
+  }
+
+  /** Adds {@code row} on the shared scale when its vector score is at or above the record floor. */
+  private static void addIfMatching(Map<Long, Double> matching, long row, double vectorScore) {
+    double cosine = Relevance.cosine(vectorScore);
+    if (cosine >= Relevance.RECORD_FLOOR) {
+      matching.put(row, Relevance.meaning(cosine));
+    }
   }
 
   /** Whether a record the search may return holds one of its words. */
