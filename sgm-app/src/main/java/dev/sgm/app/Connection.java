@@ -4,6 +4,7 @@ import dev.sgm.api.spi.Config;
 import dev.sgm.core.ConfigLoader;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -43,14 +44,14 @@ final class Connection {
       options.put(ConfigLoader.STORAGE_MEMORY, "true");
     }
     if (shared.config != null) {
-      options.put("config.file", shared.config.toString());
+      options.put(ConfigLoader.CONFIG_FILE, shared.config.toString());
     }
     if (!serving()) {
       // A short command leaves embedding to the next server: loading the model costs more than
       // the command itself.
       options.putIfAbsent(ConfigLoader.EMBED_IN_BACKGROUND, "false");
     }
-    return ConfigLoader.load(options);
+    return ConfigLoader.loadChecked(options, Set.of(LocalChannel.TIMEOUT_KEY));
   }
 
   /** Whether the command serves until stopped ({@code serve}, {@code mcp}) rather than once. */

@@ -115,6 +115,11 @@ class CliTest {
     assertOneLineError(sgm("store", "--if-absent", NOTE), 4, "sgm: conflict: ");
     assertOneLineError(
         sgm("store", "@" + dir.resolve("missing.json")), 2, "sgm: invalid_request: record");
+    assertOneLineError(
+        sgm("-D", "http.prot=7500", "discover"),
+        2,
+        "sgm: invalid_request: unknown configuration key 'http.prot' (given as an option); did you"
+            + " mean 'http.port'?");
   }
 
   @Test

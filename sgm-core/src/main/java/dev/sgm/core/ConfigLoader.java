@@ -1,17 +1,29 @@
 package dev.sgm.core;
 
 import dev.sgm.api.ErrorCode;
+import dev.sgm.api.NearestNames;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.EmbedderProvider;
+import dev.sgm.api.spi.Listening;
+import dev.sgm.api.spi.PluginProvider;
+import dev.sgm.api.spi.ProfileProvider;
+import dev.sgm.api.spi.StorageProvider;
+import dev.sgm.api.spi.TransportProvider;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Builds the effective configuration: defaults, then a properties file ({@code config.file} or
@@ -57,7 +69,95 @@ public final class ConfigLoader {
    */
   public static final String WATCH_BUFFER = "watch.buffer";
 
+  /** Where a file of settings is read from (before the environment and options). */
+  public static final String CONFIG_FILE = "config.file";
+
+  /**
+   * The keys the core reads itself, and those several plugins share; each plugin declares its own
+   * ({@link PluginProvider#configKeys()}).
+   */
+  static final Set<String> CORE_KEYS =
+      Set.of(
+          DATA_DIR,
+          RECORD_MAX_BYTES,
+          STORAGE,
+          STORAGE_MEMORY,
+          EMBED_IN_BACKGROUND,
+          SECRETS_ON_DETECT,
+          CHANGES_RETENTION,
+          WATCH_BUFFER,
+          CONFIG_FILE,
+          "watch.heartbeat-ms",
+          Listening.PLAINTEXT,
+          "auth.enabled",
+          "auth.token",
+          "auth.token-file",
+          AccessTokens.FAILURE_LIMIT,
+          AccessTokens.FAILURE_WINDOW,
+          AuditTrail.FILE,
+          "profiles.enabled",
+          "profiles.disabled",
+          "transports.enabled",
+          "transports.disabled",
+          "embedders.enabled",
+          "embedders.disabled");
+
   private ConfigLoader() {}
+
+  /**
+   * As {@link #load(Map)}, refusing at once a key given in {@code explicit} or in the configuration
+   * file that neither the core, the host ({@code hostKeys}) nor any plugin present reads, with the
+   * nearest known key: a misspelled setting would otherwise be ignored in silence. {@code SGM_*}
+   * variables are not checked, since the environment is shared with the launcher and the clients
+   * ({@code SGM_JAVA_OPTS}, {@code SGM_TOKEN}). A process without the storage plugins (a relay)
+   * cannot tell its plugins' keys and leaves the check to the process it relays to.
+   */
+  public static Config loadChecked(Map<String, String> explicit, Set<String> hostKeys) {
+    Config config = load(explicit);
+    Map<String, String> given = new TreeMap<>();
+    explicit.keySet().forEach(key -> given.put(key, "given as an option"));
+    config
+        .get(CONFIG_FILE)
+        .ifPresent(
+            file ->
+                readFile(Path.of(file))
+                    .keySet()
+                    .forEach(key -> given.putIfAbsent(key, "in " + file)));
+    given.keySet().removeIf(key -> CORE_KEYS.contains(key) || hostKeys.contains(key));
+    if (given.isEmpty()) {
+      return config;
+    }
+    List<PluginProvider<?, ?>> plugins = new ArrayList<>();
+    plugins.addAll(PluginLoader.load(StorageProvider.class));
+    if (plugins.isEmpty()) {
+      return config;
+    }
+    plugins.addAll(PluginLoader.load(ProfileProvider.class));
+    plugins.addAll(PluginLoader.load(TransportProvider.class));
+    plugins.addAll(PluginLoader.load(EmbedderProvider.class));
+    Set<String> known = new TreeSet<>(CORE_KEYS);
+    known.addAll(hostKeys);
+    plugins.forEach(plugin -> known.addAll(plugin.configKeys()));
+    for (Map.Entry<String, String> key : given.entrySet()) {
+      if (!known.contains(key.getKey())) {
+        List<String> near = NearestNames.of(key.getKey(), known);
+        throw new SgmException(
+            ErrorCode.INVALID_REQUEST,
+            "unknown configuration key '"
+                + key.getKey()
+                + "' ("
+                + key.getValue()
+                + ")"
+                + (near.isEmpty()
+                    ? "."
+                    : "; did you mean "
+                        + String.join(" or ", near.stream().map(n -> "'" + n + "'").toList())
+                        + "?")
+                + " Every key is listed in docs/configuration.md.");
+      }
+    }
+    return config;
+  }
 
   /** The configuration from this process's environment plus {@code explicit} options. */
   public static Config load(Map<String, String> explicit) {
@@ -68,7 +168,7 @@ public final class ConfigLoader {
   public static Config load(Map<String, String> explicit, Map<String, String> environment) {
     Map<String, String> merged = new HashMap<>(defaults(environment));
     Map<String, String> fromEnv = fromEnvironment(environment);
-    String file = explicit.getOrDefault("config.file", fromEnv.get("config.file"));
+    String file = explicit.getOrDefault(CONFIG_FILE, fromEnv.get(CONFIG_FILE));
     if (file != null && !file.isBlank()) {
       merged.putAll(readFile(Path.of(file)));
     }

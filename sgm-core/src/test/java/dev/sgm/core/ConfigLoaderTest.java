@@ -2,12 +2,14 @@ package dev.sgm.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,5 +56,35 @@ class ConfigLoaderTest {
             () ->
                 ConfigLoader.load(Map.of("config.file", "/nonexistent/sgm.properties"), Map.of()));
     assertEquals(true, e.getMessage().contains("/nonexistent/sgm.properties"));
+  }
+
+  @Test
+  void aKeyNothingReadsIsRefusedWithTheNearestKnownOne(@TempDir Path dir) throws Exception {
+    SgmException misspelled =
+        assertThrows(
+            SgmException.class,
+            () -> ConfigLoader.loadChecked(Map.of("storage.h2.synk", "fsync"), Set.of()));
+    assertTrue(
+        misspelled.getMessage().contains("unknown configuration key 'storage.h2.synk'")
+            && misspelled.getMessage().contains("did you mean 'storage.h2.sync'?"),
+        misspelled.getMessage());
+    // A key the storage plugin declares, one the core reads and one the host declares pass.
+    assertEquals(
+        "fsync",
+        ConfigLoader.loadChecked(
+                Map.of("storage.h2.sync", "fsync", "watch.buffer", "10", "host.key", "1"),
+                Set.of("host.key"))
+            .get("storage.h2.sync")
+            .orElseThrow());
+    Path file = dir.resolve("sgm.properties");
+    Files.writeString(file, "record.max.byte=10\n");
+    SgmException inFile =
+        assertThrows(
+            SgmException.class,
+            () -> ConfigLoader.loadChecked(Map.of("config.file", file.toString()), Set.of()));
+    assertTrue(
+        inFile.getMessage().contains("'record.max.byte' (in " + file + ")")
+            && inFile.getMessage().contains("'record.max.bytes'"),
+        inFile.getMessage());
   }
 }

@@ -1,5 +1,6 @@
 package dev.sgm.api.spi;
 
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -19,6 +20,15 @@ public interface PluginProvider<T, C> {
   /** Lower comes first when plugins of one kind are listed; ties are broken by name. */
   default int order() {
     return 100;
+  }
+
+  /**
+   * The configuration keys this plugin reads ({@code http.port}, {@code storage.h2.sync}), so that
+   * start-up refuses a key no plugin present reads, naming the nearest one: a misspelled setting is
+   * an error, never silently ignored.
+   */
+  default Set<String> configKeys() {
+    return Set.of();
   }
 
   /** Creates the plugin. Called once at start-up, after configuration is complete. */

@@ -4,6 +4,7 @@ import dev.sgm.api.spi.Config;
 import dev.sgm.api.spi.Embedder;
 import dev.sgm.api.spi.EmbedderContext;
 import dev.sgm.api.spi.EmbedderProvider;
+import java.util.Set;
 
 /**
  * Provides the {@code bge-small-en} embedder: bge-small-en-v1.5, quantised (384 dimensions), run in
@@ -16,6 +17,15 @@ public final class BgeEmbedderProvider implements EmbedderProvider {
   @Override
   public String name() {
     return NAME;
+  }
+
+  @Override
+  public Set<String> configKeys() {
+    return Set.of(
+        BgeSettings.PREFIX + "workers",
+        BgeSettings.PREFIX + "intra-op-threads",
+        BgeSettings.PREFIX + "batch-size",
+        BgeSettings.PREFIX + "max-chars");
   }
 
   @Override

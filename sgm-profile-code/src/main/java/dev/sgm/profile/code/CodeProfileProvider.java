@@ -4,6 +4,7 @@ import dev.sgm.api.spi.Config;
 import dev.sgm.api.spi.Profile;
 import dev.sgm.api.spi.ProfileContext;
 import dev.sgm.api.spi.ProfileProvider;
+import java.util.Set;
 
 /** Provides the {@code code} profile. */
 public final class CodeProfileProvider implements ProfileProvider {
@@ -15,6 +16,11 @@ public final class CodeProfileProvider implements ProfileProvider {
   @Override
   public int order() {
     return 25;
+  }
+
+  @Override
+  public Set<String> configKeys() {
+    return Set.of(CodeProfile.SCAN_LIMIT);
   }
 
   @Override

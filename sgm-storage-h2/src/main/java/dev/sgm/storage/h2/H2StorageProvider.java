@@ -10,6 +10,7 @@ import dev.sgm.storage.sql.SqlStorage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -38,6 +39,11 @@ public final class H2StorageProvider implements StorageProvider {
   @Override
   public boolean oneProcessAtATime() {
     return true;
+  }
+
+  @Override
+  public Set<String> configKeys() {
+    return Set.of(CACHE_MB, SYNC);
   }
 
   @Override

@@ -7,6 +7,7 @@ import dev.sgm.api.spi.Storage;
 import dev.sgm.api.spi.StorageContext;
 import dev.sgm.api.spi.StorageProvider;
 import dev.sgm.storage.sql.SqlStorage;
+import java.util.Set;
 
 /**
  * Provides the PostgreSQL store ({@code storage=postgres}): the server at {@code
@@ -23,6 +24,16 @@ public final class PostgresStorageProvider implements StorageProvider {
   @Override
   public int order() {
     return 200;
+  }
+
+  @Override
+  public Set<String> configKeys() {
+    return Set.of(
+        PostgresSettings.URL,
+        PostgresSettings.USER,
+        PostgresSettings.PASSWORD,
+        PostgresSettings.POOL_SIZE,
+        PostgresSettings.CONNECT_TIMEOUT);
   }
 
   @Override

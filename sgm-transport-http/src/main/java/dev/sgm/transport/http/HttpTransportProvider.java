@@ -12,6 +12,7 @@ import dev.sgm.transport.http.spi.WebAppProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
+import java.util.Set;
 
 /** Provides the {@code http} transport: SGM over HTTP/JSON on Jetty. */
 public final class HttpTransportProvider implements TransportProvider {
@@ -23,6 +24,20 @@ public final class HttpTransportProvider implements TransportProvider {
   @Override
   public int order() {
     return 20;
+  }
+
+  @Override
+  public Set<String> configKeys() {
+    return Set.of(
+        "http.host",
+        "http.port",
+        "http.tls.cert",
+        "http.tls.key",
+        "http.max-body-bytes",
+        "http.log-requests",
+        "http.stop-timeout-ms",
+        "webapps.enabled",
+        "webapps.disabled");
   }
 
   @Override
