@@ -17,7 +17,7 @@ final class ExitCodes {
   static final int TOO_LARGE = 7;
   static final int DENIED = 8;
 
-  /** {@code sgm tck}: the seeds' core cases passed, but a profile the target advertises failed. */
+  /** {@code sgm tck}: the core cases passed, but a profile the target advertises failed. */
   static final int PROFILE_FAILED = 9;
 
   private ExitCodes() {}

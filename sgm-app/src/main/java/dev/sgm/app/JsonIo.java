@@ -43,8 +43,7 @@ final class JsonIo {
         text = argument;
       }
     } catch (IOException e) {
-      throw new SgmException(
-          ErrorCode.INVALID_REQUEST, what + ": cannot be read: " + e.getMessage());
+      throw new SgmException(ErrorCode.INVALID_REQUEST, what + ": " + unreadable(e));
     }
     try {
       return Json.parse(text);
@@ -62,5 +61,16 @@ final class JsonIo {
     ObjectNode scope = Json.object();
     pairs.forEach(scope::put);
     return scope;
+  }
+
+  /** Why a file named on the command line could not be read, in the words a person expects. */
+  static String unreadable(IOException e) {
+    if (e instanceof java.nio.file.NoSuchFileException missing) {
+      return "no such file: " + missing.getFile();
+    }
+    if (e instanceof java.nio.file.AccessDeniedException denied) {
+      return "permission denied: " + denied.getFile();
+    }
+    return "cannot be read: " + e.getMessage();
   }
 }

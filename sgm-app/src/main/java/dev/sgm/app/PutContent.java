@@ -44,7 +44,7 @@ final class PutContent extends OperationCommand {
             "content_base64",
             java.util.Base64.getEncoder().encodeToString(Files.readAllBytes(file)));
       } catch (IOException e) {
-        throw SgmException.invalidRequest("--file", "cannot be read: " + e.getMessage());
+        throw SgmException.invalidRequest("--file", JsonIo.unreadable(e));
       }
     } else if (text != null) {
       request.put("content", text);

@@ -23,7 +23,7 @@ import picocli.CommandLine.Parameters;
     description = {
       "Run the conformance kit against the SGM server at URL and report each rule and a verdict"
           + " per suite.",
-      "Exit code 0: conforming (the seeds' core cases C1-C12 and every advertised profile"
+      "Exit code 0: conforming (the core cases C1-C12 and every advertised profile"
           + " passed; this project's further rules are reported but do not change it);"
           + " 1: a seed core case failed; 9: the core cases passed, an advertised profile failed."
     })

@@ -8,6 +8,8 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -129,14 +131,24 @@ final class Token implements Callable<Integer> {
       mixinStandardHelpOptions = true,
       description = "Revoke a token by its id; it stops working within 2 s on every node.")
   static final class Revoke implements Callable<Integer> {
+    private static final Pattern WHOLE_TOKEN = Pattern.compile("sgm_([0-9a-f]+)_.+");
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
     @Mixin Connection connection;
 
-    @Parameters(paramLabel = "ID", description = "The token's id, as token list shows it.")
+    @Parameters(
+        paramLabel = "ID",
+        description = "The token's id, as token list shows it, or the token itself.")
     String id;
 
     @Override
     public Integer call() {
+      // A whole token (sgm_<id>_<secret>) names its id: whoever holds it may revoke it by pasting
+      // it.
+      Matcher whole = WHOLE_TOKEN.matcher(id);
+      if (whole.matches()) {
+        id = whole.group(1);
+      }
       run(connection, Operations.TOKENS_REVOKE, Json.object().put("id", id));
       spec.commandLine().getErr().println("token " + id + " revoked");
       return ExitCodes.OK;

@@ -114,7 +114,9 @@ class CliTest {
     sgm("store", NOTE);
     assertOneLineError(sgm("store", "--if-absent", NOTE), 4, "sgm: conflict: ");
     assertOneLineError(
-        sgm("store", "@" + dir.resolve("missing.json")), 2, "sgm: invalid_request: record");
+        sgm("store", "@" + dir.resolve("missing.json")),
+        2,
+        "sgm: invalid_request: record: no such file: " + dir.resolve("missing.json"));
     assertOneLineError(
         sgm("-D", "http.prot=7500", "discover"),
         2,

@@ -83,23 +83,31 @@ class TckCommandTest {
       assertEquals(0, run.code(), run.out() + run.err());
       assertTrue(run.out().contains("PASS MUST   C5"), run.out());
       // Which suites ran, in the order of the verdict, and how many rules each has.
-      String further = " (this project's further rules): conforming (";
+      String further = " this project's further rules): conforming (";
       // Without an embedding model, relevance's semantic and hybrid rules skip with the reason.
       assertEquals(
           List.of(
-              "suite core (the seeds' C1-C12): conforming (12 passed, 0 failed, 0 skipped)",
+              "suite core (C1-C12, docs/spec): conforming (12 passed, 0 failed, 0 skipped)",
               "suite collaboration profile: conforming (10 passed, 0 failed, 0 skipped)",
               "suite code profile: conforming (6 passed, 0 failed, 0 skipped)",
               "suite history profile: conforming (9 passed, 0 failed, 0 skipped)",
-              "suite change feed (contract §3.1, this project's further rules): conforming"
+              "suite change feed (docs/spec/changes.md, this project's further rules): conforming"
                   + " (11 passed, 0 failed, 0 skipped)",
-              "suite relevance (contract §3, this project's further rules): conforming"
+              "suite relevance (docs/spec/retrieval.md, this project's further rules): conforming"
                   + " (28 passed, 0 failed, 3 skipped)",
-              "suite contract §1 the record" + further + "10 passed, 0 failed, 0 skipped)",
-              "suite contract §2 scope and identity" + further + "6 passed, 0 failed, 0 skipped)",
-              "suite contract §3 operations" + further + "15 passed, 0 failed, 0 skipped)",
-              "suite contract §4 discovery" + further + "2 passed, 0 failed, 0 skipped)",
-              "suite contract §5 errors" + further + "50 passed, 0 failed, 0 skipped)",
+              "suite the record (docs/spec/memory-model.md,"
+                  + further
+                  + "10 passed, 0 failed, 0 skipped)",
+              "suite scope and identity (docs/spec/scopes.md,"
+                  + further
+                  + "6 passed, 0 failed, 0 skipped)",
+              "suite operations (docs/spec/memory-model.md,"
+                  + further
+                  + "15 passed, 0 failed, 0 skipped)",
+              "suite discovery (docs/spec/discovery.md,"
+                  + further
+                  + "2 passed, 0 failed, 0 skipped)",
+              "suite errors (docs/spec/errors.md," + further + "50 passed, 0 failed, 0 skipped)",
               "tck: 159 passed, 0 failed, 3 skipped",
               "verdict: conforming: every rule that ran passed"),
           verdicts(run),
@@ -165,11 +173,10 @@ class TckCommandTest {
     assertEquals(1, run.code(), "a seed core case failed: " + run.out());
     assertTrue(run.out().contains("FAIL MUST   C4"), run.out());
     assertTrue(
-        run.out().contains("suite core (the seeds' C1-C12): NOT CONFORMING (11 passed, 1 failed"),
+        run.out().contains("suite core (C1-C12, docs/spec): NOT CONFORMING (11 passed, 1 failed"),
         run.out());
     assertTrue(run.out().contains("PASS MUST   C5"), "unbroken rules still pass: " + run.out());
-    assertTrue(
-        run.out().contains("verdict: NOT CONFORMING: the seeds' core case C4 failed"), run.out());
+    assertTrue(run.out().contains("verdict: NOT CONFORMING: the core case C4 failed"), run.out());
   }
 
   @Test
@@ -186,22 +193,22 @@ class TckCommandTest {
               }
               return response;
             });
-    assertEquals(0, run.code(), "the seeds' core and every profile passed: " + run.out());
+    assertEquals(0, run.code(), "the core and every profile passed: " + run.out());
     List<String> verdicts = verdicts(run);
     assertTrue(
         verdicts.contains(
-            "suite relevance (contract §3, this project's further rules): not run: the"
+            "suite relevance (docs/spec/retrieval.md, this project's further rules): not run: the"
                 + " implementation does not advertise 'retrieval' in discovery"
                 + " (0 passed, 0 failed, 31 skipped)"),
         run.out());
     assertTrue(
         verdicts.contains(
-            "suite contract §4 discovery (this project's further rules): NOT CONFORMING"
+            "suite discovery (docs/spec/discovery.md, this project's further rules): NOT CONFORMING"
                 + " (1 passed, 1 failed, 0 skipped)"),
         run.out());
     assertTrue(
         verdicts.contains(
-            "verdict: conforming: the seeds' core cases and every advertised profile passed;"
+            "verdict: conforming: the core cases and every advertised profile passed;"
                 + " 1 of this project's further rules failed"),
         run.out());
   }
@@ -220,14 +227,14 @@ class TckCommandTest {
     List<String> verdicts = verdicts(run);
     assertTrue(
         verdicts.contains(
-            "suite core (the seeds' C1-C12): conforming (12 passed, 0 failed, 0 skipped)"),
+            "suite core (C1-C12, docs/spec): conforming (12 passed, 0 failed, 0 skipped)"),
         run.out());
     assertTrue(
         verdicts.stream().anyMatch(l -> l.startsWith("suite history profile: NOT CONFORMING (")),
         run.out());
     assertTrue(
         verdicts.contains(
-            "verdict: NOT CONFORMING: the seeds' core cases passed, but the advertised history"
+            "verdict: NOT CONFORMING: the core cases passed, but the advertised history"
                 + " profile failed"),
         run.out());
   }

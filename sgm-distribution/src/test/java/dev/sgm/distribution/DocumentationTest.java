@@ -168,4 +168,83 @@ class DocumentationTest {
     assertTrue(checked > 50, "names checked: " + checked);
     assertEquals(Set.of(), missing, "named in docs/architecture.md but not in the code");
   }
+
+  private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
+
+  /** The documents people read: the READMEs and every page under docs/. */
+  private static List<Path> readable() throws IOException {
+    List<Path> documents = new ArrayList<>();
+    documents.add(ROOT.resolve("README.md"));
+    documents.add(ROOT.resolve("sgm-tck/README.md"));
+    documents.add(ROOT.resolve("sgm-benchmarks/README.md"));
+    try (Stream<Path> docs = Files.walk(ROOT.resolve("docs"))) {
+      docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(documents::add);
+    }
+    return documents;
+  }
+
+  /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+  private static Set<String> anchors(Path document) throws IOException {
+    Set<String> anchors = new LinkedHashSet<>();
+    for (String line : Files.readAllLines(document)) {
+      if (line.startsWith("#")) {
+        anchors.add(
+            line.replaceFirst("^#+\\s*", "")
+                .toLowerCase(java.util.Locale.ROOT)
+                .replaceAll("[^a-z0-9 _-]", "")
+                .replace(' ', '-'));
+      }
+    }
+    return anchors;
+  }
+
+  @Test
+  void everyLinkOfTheDocumentsResolvesInsideTheRepository() throws IOException {
+    List<String> broken = new ArrayList<>();
+    int checked = 0;
+    for (Path document : readable()) {
+      Matcher link = LINK.matcher(Files.readString(document));
+      while (link.find()) {
+        String target = link.group(1);
+        if (target.matches("[a-z]+:.*")) {
+          continue; // another site's address
+        }
+        String file = target.contains("#") ? target.substring(0, target.indexOf('#')) : target;
+        String anchor = target.contains("#") ? target.substring(target.indexOf('#') + 1) : null;
+        Path resolved = file.isEmpty() ? document : document.getParent().resolve(file).normalize();
+        checked++;
+        if (!Files.exists(resolved)) {
+          broken.add(ROOT.relativize(document) + ": " + target + " (no such file)");
+        } else if (anchor != null && !anchors(resolved).contains(anchor)) {
+          broken.add(ROOT.relativize(document) + ": " + target + " (no such heading)");
+        }
+      }
+    }
+    assertTrue(broken.isEmpty(), String.join("\n", broken));
+    assertTrue(checked >= 40, "links checked: " + checked);
+  }
+
+  @Test
+  void theReadmeIsShortAndTheSpecificationHoldsRulesNotMeasurements() throws IOException {
+    long lines = Files.readAllLines(ROOT.resolve("README.md")).size();
+    assertTrue(lines <= 300, "README.md has " + lines + " lines");
+    Pattern outside =
+        Pattern.compile(
+            "CONTRACT|§|the seeds|[Ii]ssue \\d|\\bsitting\\b|p50|p99|\\d+(\\.\\d+)?x\\b");
+    List<String> found = new ArrayList<>();
+    try (Stream<Path> spec = Files.list(ROOT.resolve("docs/spec"))) {
+      for (Path page : spec.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
+        List<String> pageLines = Files.readAllLines(page);
+        for (int i = 0; i < pageLines.size(); i++) {
+          Matcher m = outside.matcher(pageLines.get(i));
+          if (m.find()) {
+            found.add(page.getFileName() + ":" + (i + 1) + ": " + m.group());
+          }
+        }
+      }
+    }
+    assertTrue(
+        found.isEmpty(),
+        "measurements or references outside the repository:\n" + String.join("\n", found));
+  }
 }

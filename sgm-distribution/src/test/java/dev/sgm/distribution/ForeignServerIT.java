@@ -15,10 +15,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code sgm tck} judges an implementation written apart from this project: a small Python server
- * of the seeds' core over the HTTP binding ({@code src/test/python/foreign_sgm_server.py}). The
- * honest server conforms (exit code 0) although it ignores this project's further rules and
- * advertises no profile; each bug it can plant fails exactly its seed case, with exit code 1. The
- * output of each run is kept in {@code target/foreign-tck/}.
+ * of the core over the HTTP binding ({@code src/test/python/foreign_sgm_server.py}). The honest
+ * server conforms (exit code 0) although it ignores this project's further rules and advertises no
+ * profile; each bug it can plant fails exactly its seed case, with exit code 1. The output of each
+ * run is kept in {@code target/foreign-tck/}.
  */
 class ForeignServerIT {
   private static final Path DIST = Path.of(System.getProperty("sgm.dist", "target/sgm"));
@@ -26,7 +26,7 @@ class ForeignServerIT {
       Path.of("src", "test", "python", "foreign_sgm_server.py").toAbsolutePath();
   private static final Path PYTHON = Path.of("/usr/bin/python3");
   private static final Path OUTPUTS = Path.of("target", "foreign-tck");
-  private static final String CORE = "suite core (the seeds' C1-C12): ";
+  private static final String CORE = "suite core (C1-C12, docs/spec): ";
 
   @TempDir Path temp;
 
@@ -35,7 +35,7 @@ class ForeignServerIT {
       return String.join("\n", lines);
     }
 
-    /** The rules of the seeds' core (C1–C12) that the run reports as failed. */
+    /** The rules of the core (C1–C12) that the run reports as failed. */
     List<String> failedCoreCases() {
       // A rule line is "STATUS LEVEL  RULE (padded to 26)  test name -- reason".
       return lines.stream()
@@ -97,7 +97,7 @@ class ForeignServerIT {
   @Test
   void theHonestServerConformsThoughItKeepsNoneOfTheFurtherRules() throws Exception {
     Run run = tck(null);
-    assertEquals(0, run.code(), "the seeds' core passed: exit code 0\n" + run.text());
+    assertEquals(0, run.code(), "the core passed: exit code 0\n" + run.text());
     List<String> suites = run.suites();
     assertTrue(suites.contains(CORE + "conforming (12 passed, 0 failed, 0 skipped)"), run.text());
     assertEquals(List.of(), run.failedCoreCases(), run.text());
@@ -117,7 +117,7 @@ class ForeignServerIT {
     }
     assertTrue(
         suites.contains(
-            "suite relevance (contract §3, this project's further rules): not run: the"
+            "suite relevance (docs/spec/retrieval.md, this project's further rules): not run: the"
                 + " implementation does not advertise 'retrieval' in discovery"
                 + " (0 passed, 0 failed, 31 skipped)"),
         run.text());
@@ -126,21 +126,21 @@ class ForeignServerIT {
             .anyMatch(
                 l ->
                     l.startsWith(
-                            "suite change feed (contract §3.1, this project's further rules):"
+                            "suite change feed (docs/spec/changes.md, this project's further rules):"
                                 + " not run: ")
                         && l.contains(" (0 passed, 0 failed, ")),
         run.text());
-    // It keeps to the seeds only, so some of this project's further rules fail, and the exit
+    // It keeps to the core cases only, so some of this project's further rules fail, and the exit
     // code does not change for them.
     List<String> furtherFailing =
         suites.stream()
-            .filter(l -> l.contains("(this project's further rules): NOT CONFORMING"))
+            .filter(l -> l.contains(" this project's further rules): NOT CONFORMING"))
             .toList();
     assertTrue(!furtherFailing.isEmpty(), run.text());
     assertTrue(
         run.verdict()
             .matches(
-                "verdict: conforming: the seeds' core cases and every advertised profile passed;"
+                "verdict: conforming: the core cases and every advertised profile passed;"
                     + " [1-9][0-9]* of this project's further rules failed"),
         run.text());
   }
@@ -154,7 +154,6 @@ class ForeignServerIT {
     assertTrue(
         run.suites().contains(CORE + "NOT CONFORMING (11 passed, 1 failed, 0 skipped)"),
         run.text());
-    assertEquals(
-        "verdict: NOT CONFORMING: the seeds' core case " + rule + " failed", run.verdict());
+    assertEquals("verdict: NOT CONFORMING: the core case " + rule + " failed", run.verdict());
   }
 }

@@ -31,9 +31,8 @@ import org.junit.platform.reporting.legacy.xml.LegacyXmlReportGeneratingListener
 /**
  * Runs the kit's suites with the JUnit Platform launcher against any {@link SgmClient}: a line per
  * test with the rule, its strength and the outcome (skips with their reason), then a verdict per
- * suite (the seeds' core cases first, then each profile, then this project's further rules), a
- * summary, the verdict, and JUnit XML on request. {@code sgm tck URL} runs it when this module is
- * present.
+ * suite (the core cases first, then each profile, then this project's further rules), a summary,
+ * the verdict, and JUnit XML on request. {@code sgm tck URL} runs it when this module is present.
  *
  * <p>The profiles' suites are whatever {@link ProfileSuite} providers are present, this module's
  * own and those plugins bring; each runs when the target advertises its capability.
@@ -114,9 +113,9 @@ public final class KitRunner implements ConformanceKit {
   /** A suite of the kit: its class, how the verdict names it, and what its failure means. */
   private record Suite(Class<?> type, String title, Kind kind) {}
 
-  /** The seeds' core cases, first in the verdict. */
+  /** The protocol's core cases, first in the verdict. */
   private static final Suite CORE =
-      new Suite(CoreConformanceTck.class, "core (the seeds' C1-C12)", Kind.CORE);
+      new Suite(CoreConformanceTck.class, "core (C1-C12, docs/spec)", Kind.CORE);
 
   /**
    * This project's further rules, after the profiles in the verdict: the change feed and relevance
@@ -126,21 +125,24 @@ public final class KitRunner implements ConformanceKit {
    */
   private static final List<Suite> FURTHER =
       List.of(
-          further(ChangesTck.class, "change feed (contract §3.1"),
-          further(RelevanceTck.class, "relevance (contract §3"),
-          further(ContractRecordTck.class, "contract §1 the record ("),
-          further(ContractScopeTck.class, "contract §2 scope and identity ("),
-          further(ContractOperationsTck.class, "contract §3 operations ("),
-          further(ContractDiscoveryTck.class, "contract §4 discovery ("),
-          further(ContractErrorsTck.class, "contract §5 errors ("));
+          further(ChangesTck.class, "change feed (docs/spec/changes.md"),
+          further(RelevanceTck.class, "relevance (docs/spec/retrieval.md"),
+          further(ContractRecordTck.class, "the record (docs/spec/memory-model.md, "),
+          further(ContractScopeTck.class, "scope and identity (docs/spec/scopes.md, "),
+          further(ContractOperationsTck.class, "operations (docs/spec/memory-model.md, "),
+          further(ContractDiscoveryTck.class, "discovery (docs/spec/discovery.md, "),
+          further(ContractErrorsTck.class, "errors (docs/spec/errors.md, "));
 
   /** The classes the launcher runs after the profiles' suites, against the target. */
   private static final List<Class<?>> FURTHER_RUN =
       List.of(Changes.class, Relevance.class, Contract.class);
 
-  /** A suite of this project's further rules; {@code opening} ends in "(" or a clause of it. */
+  /**
+   * A suite of this project's further rules; {@code opening} ends in a space or a clause of its
+   * parentheses.
+   */
   private static Suite further(Class<?> type, String opening) {
-    String separator = opening.endsWith("(") ? "" : ", ";
+    String separator = opening.endsWith(" ") ? "" : ", ";
     return new Suite(type, opening + separator + "this project's further rules)", Kind.FURTHER);
   }
 
@@ -344,19 +346,19 @@ public final class KitRunner implements ConformanceKit {
   private static Verdict verdict(Failures failures, PrintWriter out) {
     if (!failures.coreCases.isEmpty()) {
       out.printf(
-          "verdict: NOT CONFORMING: the seeds' core %s %s failed%n",
+          "verdict: NOT CONFORMING: the core %s %s failed%n",
           failures.coreCases.size() == 1 ? "case" : "cases", String.join(", ", failures.coreCases));
       return Verdict.CORE_FAILED;
     }
     if (!failures.profiles.isEmpty()) {
       out.printf(
-          "verdict: NOT CONFORMING: the seeds' core cases passed, but the advertised %s failed%n",
+          "verdict: NOT CONFORMING: the core cases passed, but the advertised %s failed%n",
           String.join(", ", failures.profiles));
       return Verdict.PROFILE_FAILED;
     }
     if (failures.further > 0) {
       out.printf(
-          "verdict: conforming: the seeds' core cases and every advertised profile passed;"
+          "verdict: conforming: the core cases and every advertised profile passed;"
               + " %d of this project's further rules failed%n",
           failures.further);
       return Verdict.FURTHER_RULES_FAILED;

@@ -24,14 +24,14 @@ public interface ConformanceKit {
     FURTHER_RULES_FAILED,
     /** The core cases passed, but the suite of a profile the target advertises failed. */
     PROFILE_FAILED,
-    /** A case of the seeds' core (C1–C12) failed. */
+    /** A core case (C1–C12) failed. */
     CORE_FAILED
   }
 
   /**
-   * Runs every suite against {@code target}: the seeds' core cases, each advertised profile's, and
-   * this project's further rules; prints a line per rule and a verdict per suite to {@code out},
-   * and JUnit XML reports to {@code reports} unless it is null.
+   * Runs every suite against {@code target}: the core cases, each advertised profile's, and this
+   * project's further rules; prints a line per rule and a verdict per suite to {@code out}, and
+   * JUnit XML reports to {@code reports} unless it is null.
    */
   Verdict run(SgmClient target, Path reports, PrintWriter out);
 

@@ -117,7 +117,7 @@ class ExampleKitTest {
     assertTrue(
         run.out()
             .contains(
-                "\nverdict: NOT CONFORMING: the seeds' core cases passed, but the advertised"
+                "\nverdict: NOT CONFORMING: the core cases passed, but the advertised"
                     + " example profile failed\n"),
         run.out());
   }

@@ -42,7 +42,7 @@ class ReadmeAgentConfigTest {
 
   @Test
   void theTeamConfigurationsSendTheBearerHeader() throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"));
+    String readme = Files.readString(Path.of("..", "docs", "team-server.md"));
     String section =
         readme.substring(
             readme.indexOf("<!-- team-agent-configs -->"),
