@@ -30,6 +30,6 @@ public final class BgeEmbedderProvider implements EmbedderProvider {
 
   @Override
   public Embedder create(Config config, EmbedderContext context) {
-    return BgeEmbedder.load(BgeSettings.from(config));
+    return new LoadingEmbedder(BgeSettings.from(config));
   }
 }

@@ -40,6 +40,21 @@ class BgeEmbedderTest {
   }
 
   @Test
+  void whileTheModelLoadsItIsNamedAndAnEmbeddingWaitsForIt() {
+    Embedder fresh = new BgeEmbedderProvider().create(Config.empty(), () -> Path.of("."));
+    try {
+      assertEquals("bge-small-en-v1.5-q", fresh.model());
+      assertEquals(384, fresh.dimensions());
+      assertArrayEquals(embedder.embedQuery("which database"), fresh.embedQuery("which database"));
+    } finally {
+      fresh.close();
+    }
+    assertThrows(IllegalStateException.class, () -> fresh.embedQuery("closed"));
+    // Closed while it loads: the model is released once loaded, and nothing fails meanwhile.
+    new BgeEmbedderProvider().create(Config.empty(), () -> Path.of(".")).close();
+  }
+
+  @Test
   void namesTheModelAndItsDimensions() {
     assertEquals("bge-small-en-v1.5-q", embedder.model());
     assertEquals(384, embedder.dimensions());
