@@ -27,7 +27,7 @@ public final class HttpClientProvider implements ClientProvider {
 
       @Override
       public void close() {
-        // Each request stands alone; there is no connection to give back.
+        client.close();
       }
     };
   }

@@ -17,7 +17,7 @@ import java.time.Duration;
  * {@code /v1/retrieve} and returns the response, or throws the server's error as {@link
  * SgmException}. One instance reuses its connections; it is safe to share between threads.
  */
-public final class SgmHttpClient implements SgmClient {
+public final class SgmHttpClient implements SgmClient, AutoCloseable {
   private final HttpClient http;
   private final URI base;
   private final Duration timeout;
@@ -102,5 +102,14 @@ public final class SgmHttpClient implements SgmClient {
               ErrorCode.INTERNAL, "HTTP " + response.statusCode() + " without an error object");
     }
     return body;
+  }
+
+  /**
+   * Ends the client's selector thread: a JVM that exits while a thread waits in native code waits
+   * 300 ms more for it.
+   */
+  @Override
+  public void close() {
+    http.close();
   }
 }

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * and capabilities in {@code _meta}, mirrored in headers), so any node may answer it; {@link
  * #legacy} begins a 2025 session with {@code initialize} instead.
  */
-public final class McpClient implements SgmClient {
+public final class McpClient implements SgmClient, AutoCloseable {
   private final HttpClient http = HttpClient.newHttpClient();
   private final URI endpoint;
   private final AtomicLong ids = new AtomicLong();
@@ -153,5 +153,14 @@ public final class McpClient implements SgmClient {
       throw SgmException.fromJson(result.path("structuredContent"));
     }
     return result.path("structuredContent");
+  }
+
+  /**
+   * Ends the client's selector thread: a JVM that exits while a thread waits in native code waits
+   * 300 ms more for it. The server ends an idle session by itself.
+   */
+  @Override
+  public void close() {
+    http.close();
   }
 }

@@ -30,7 +30,7 @@ public final class McpClientProvider implements ClientProvider {
 
       @Override
       public void close() {
-        // The session ends with the process; Streamable HTTP keeps no connection open.
+        client.close();
       }
     };
   }
