@@ -6,6 +6,9 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import org.apache.lucene.document.NumericDocValuesField;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
 
 /**
  * Ranking by words and by meaning at once: each record that holds one of the query's words or
@@ -47,14 +50,36 @@ final class HybridRanking {
       total = fused.size();
     } else {
       // Every record holding a word counts, past the candidates too (the text query's count).
-      long byWords =
-          lexical.size() < depth
-              ? lexical.size()
-              : search.searcher().count(TextQuery.filtered(search));
+      long byWords = lexical.size();
+      if (lexical.size() >= depth) {
+        byWords = search.searcher().count(TextQuery.filtered(search));
+        // Past the word candidates, a record found by meaning may hold a word too: it is counted
+        // once, among those holding a word.
+        byMeaningOnly -= holdingAWord(search, meaning.keySet(), lexical.keySet());
+      }
       total = byWords + byMeaningOnly;
     }
     return ScoredPage.of(
         q, fused, total, new SearchQuery.Frozen(search.used()), search.truncated());
+  }
+
+  /** How many of {@code rows}, leaving out {@code known}, hold one of the search's words. */
+  private static long holdingAWord(PreparedSearch search, Set<Long> rows, Set<Long> known)
+      throws IOException {
+    long[] keys =
+        rows.stream().filter(row -> !known.contains(row)).mapToLong(Long::longValue).toArray();
+    if (keys.length == 0) {
+      return 0;
+    }
+    return search
+        .searcher()
+        .count(
+            new BooleanQuery.Builder()
+                .add(TextQuery.filtered(search), BooleanClause.Occur.FILTER)
+                .add(
+                    NumericDocValuesField.newSlowSetQuery(IndexFields.ROW, keys),
+                    BooleanClause.Occur.FILTER)
+                .build());
   }
 
   /** The top {@code depth} records by words (BM25), best first; none when the text has no terms. */

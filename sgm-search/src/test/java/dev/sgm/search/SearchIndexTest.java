@@ -372,6 +372,26 @@ class SearchIndexTest {
   }
 
   @Test
+  void aHybridTotalCountsARecordOnceWhenMoreHoldTheWordThanItsCandidates() throws Exception {
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      int records = SearchIndex.HYBRID_DEPTH * 3;
+      for (long row = 0; row < records; row++) {
+        double angle = row * Math.PI / 2 / records;
+        float[] vector = {(float) Math.cos(angle), (float) Math.sin(angle)};
+        index.put(leveled(row, "p=a", null, "release " + row, vector, 0));
+      }
+      index.refresh();
+      SearchResult hybrid =
+          index.search(
+              SearchQuery.of("release", SearchQuery.Ranking.HYBRID, 10)
+                  .scopes(Set.of("p=a"))
+                  .vector(new float[] {1f, 0f})
+                  .build());
+      assertEquals(records, hybrid.total(), "every record holds the word, and counts once");
+    }
+  }
+
+  @Test
   void wordsWeighByHowRareTheyAreInTheScopeSearchedNotInTheWholeIndex() throws Exception {
     try (SearchIndex index = SearchIndex.inMemory()) {
       // Across the index "release" is common and "pool" rare; in p=b it is the other way round.
