@@ -227,7 +227,7 @@ final class EmbeddingQueue implements AutoCloseable {
   private void embedLoop() {
     try {
       // Loads the model now, off the path of the first query.
-      embedder.dimensions();
+      embedder.load();
     } catch (RuntimeException e) {
       LOG.log(System.Logger.Level.ERROR, "the embedding model cannot be loaded", e);
       return;

@@ -40,6 +40,11 @@ final class LazyEmbedder implements Embedder {
   }
 
   @Override
+  public void load() {
+    instance().load();
+  }
+
+  @Override
   public String model() {
     return instance().model();
   }

@@ -499,7 +499,17 @@ class DistributionIT {
             run.out().contains("\nverdict: conforming: every rule that ran passed\n"),
             url + "\n" + run.out());
         for (String suite :
-            List.of("core", "collaboration", "code", "history", "relevance", "contract")) {
+            List.of(
+                "core",
+                "collaboration",
+                "code",
+                "history",
+                "relevance",
+                "the record",
+                "scope and identity",
+                "operations",
+                "discovery",
+                "errors")) {
           assertTrue(
               run.out().matches("(?s).*suite " + suite + "[^\n]*: conforming \\([1-9].*"),
               url + " " + suite + "\n" + run.out());

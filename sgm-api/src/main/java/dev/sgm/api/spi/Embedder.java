@@ -24,6 +24,12 @@ public interface Embedder extends AutoCloseable {
   /** Embeds a query (with whatever instruction prefix the model expects for queries). */
   float[] embedQuery(String text);
 
+  /**
+   * Loads the model now, when it loads on first use (the default does nothing). A server calls it
+   * off the path of its start and of its first query; a short command never does.
+   */
+  default void load() {}
+
   /** Releases the model's native resources. */
   @Override
   void close();

@@ -2,43 +2,35 @@ package dev.sgm.embedding.bge;
 
 import dev.sgm.api.spi.Embedder;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
- * The model while it loads: loading it (some 0.7 s of a core) starts at once on a thread of its
- * own, so that a server opens its store and its transports meanwhile instead of after; a call to
- * embed waits for the load. The name and the length of the vectors are known without the model.
+ * The model, loaded when it is first needed (some 0.7 s of a core): its name and the length of its
+ * vectors are known without it, so that discovery, which reports them, does not wait for the load,
+ * and a short command that never embeds never loads it. A server loads it off its start's path
+ * ({@link #load()}).
  */
 final class LoadingEmbedder implements Embedder {
-  private final CompletableFuture<BgeEmbedder> loaded = new CompletableFuture<>();
-  private volatile boolean closed;
+  private final BgeSettings settings;
+  private BgeEmbedder model;
+  private boolean closed;
 
   LoadingEmbedder(BgeSettings settings) {
-    Thread.ofPlatform()
-        .daemon()
-        .name(BgeEmbedderProvider.NAME + "-load")
-        .start(
-            () -> {
-              try {
-                loaded.complete(BgeEmbedder.load(settings));
-              } catch (RuntimeException | Error e) {
-                loaded.completeExceptionally(e);
-              }
-            });
+    this.settings = settings;
   }
 
-  private BgeEmbedder whenLoaded() {
+  private synchronized BgeEmbedder loaded() {
     if (closed) {
       throw new IllegalStateException(BgeEmbedder.MODEL + ": closed");
     }
-    try {
-      return loaded.join();
-    } catch (CompletionException e) {
-      throw e.getCause() instanceof RuntimeException cause
-          ? cause
-          : new IllegalStateException(BgeEmbedder.MODEL + ": the model could not be loaded", e);
+    if (model == null) {
+      model = BgeEmbedder.load(settings);
     }
+    return model;
+  }
+
+  @Override
+  public void load() {
+    loaded();
   }
 
   @Override
@@ -53,18 +45,20 @@ final class LoadingEmbedder implements Embedder {
 
   @Override
   public List<float[]> embedPassages(List<String> texts) {
-    return whenLoaded().embedPassages(texts);
+    return loaded().embedPassages(texts);
   }
 
   @Override
   public float[] embedQuery(String text) {
-    return whenLoaded().embedQuery(text);
+    return loaded().embedQuery(text);
   }
 
-  /** Closes the model once it is loaded (at once when it is). */
   @Override
-  public void close() {
+  public synchronized void close() {
     closed = true;
-    loaded.thenAccept(BgeEmbedder::close);
+    if (model != null) {
+      model.close();
+      model = null;
+    }
   }
 }

@@ -40,18 +40,21 @@ class BgeEmbedderTest {
   }
 
   @Test
-  void whileTheModelLoadsItIsNamedAndAnEmbeddingWaitsForIt() {
+  void theModelIsNamedWithoutLoadingItAndLoadsWhenFirstNeeded() {
     Embedder fresh = new BgeEmbedderProvider().create(Config.empty(), () -> Path.of("."));
     try {
       assertEquals("bge-small-en-v1.5-q", fresh.model());
       assertEquals(384, fresh.dimensions());
       assertArrayEquals(embedder.embedQuery("which database"), fresh.embedQuery("which database"));
+      fresh.load(); // loaded already: nothing more
     } finally {
       fresh.close();
     }
     assertThrows(IllegalStateException.class, () -> fresh.embedQuery("closed"));
-    // Closed while it loads: the model is released once loaded, and nothing fails meanwhile.
-    new BgeEmbedderProvider().create(Config.empty(), () -> Path.of(".")).close();
+    // Closed before it was ever needed: nothing to release, and nothing loads.
+    Embedder unused = new BgeEmbedderProvider().create(Config.empty(), () -> Path.of("."));
+    unused.close();
+    assertThrows(IllegalStateException.class, unused::load);
   }
 
   @Test
