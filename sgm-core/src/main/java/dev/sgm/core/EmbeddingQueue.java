@@ -6,6 +6,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Embeds what records say on a thread of its own, so that embedding never sits on the write path:
@@ -40,6 +41,13 @@ final class EmbeddingQueue implements AutoCloseable {
 
   /** How long after the last write or search the embedding thread still counts them as coming. */
   private static final long BUSY_NANOS = 500_000_000L;
+
+  /**
+   * How long the model's load (most of a core for about 0.7 s) waits, unless a record comes to be
+   * embedded sooner, so that it does not slow a server's start on a small machine. A search by
+   * meaning meanwhile loads it itself.
+   */
+  private static final long LOAD_AFTER_NANOS = 2_000_000_000L;
 
   /** A record's embedding, with the text it was made of and the ticket its text was queued with. */
   record Embedded(long rowKey, String text, float[] vector, long ticket) {}
@@ -226,6 +234,10 @@ final class EmbeddingQueue implements AutoCloseable {
 
   private void embedLoop() {
     try {
+      awaitStartOrWork();
+      if (closed) {
+        return;
+      }
       // Loads the model now, off the path of the first query.
       embedder.load();
     } catch (RuntimeException e) {
@@ -318,6 +330,25 @@ final class EmbeddingQueue implements AutoCloseable {
       Thread.sleep(millis);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Waits until a record comes to be embedded, or {@link #LOAD_AFTER_NANOS} has passed. */
+  private void awaitStartOrWork() {
+    long until = System.nanoTime() + LOAD_AFTER_NANOS;
+    synchronized (monitor) {
+      while (!closed && toEmbed.isEmpty()) {
+        long left = until - System.nanoTime();
+        if (left <= 0) {
+          return;
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(monitor, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
     }
   }
 
