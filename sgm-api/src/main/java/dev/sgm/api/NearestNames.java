@@ -28,6 +28,16 @@ public final class NearestNames {
     return near;
   }
 
+  /** "; did you mean 'x'?" (or "'x' or 'y'") for the nearest of {@code offered}, or nothing. */
+  public static String didYouMean(String asked, Collection<String> offered) {
+    List<String> near = of(asked, offered);
+    return near.isEmpty()
+        ? ""
+        : "; did you mean "
+            + String.join(" or ", near.stream().map(n -> "'" + n + "'").toList())
+            + "?";
+  }
+
   /** Levenshtein distance: insertions, deletions and substitutions. */
   static int editDistance(String a, String b) {
     int[] previous = new int[b.length() + 1];

@@ -113,16 +113,13 @@ public final class ConfigLoader {
    * cannot tell its plugins' keys and leaves the check to the process it relays to.
    */
   public static Config loadChecked(Map<String, String> explicit, Set<String> hostKeys) {
-    Config config = load(explicit);
     Map<String, String> given = new TreeMap<>();
     explicit.keySet().forEach(key -> given.put(key, "given as an option"));
-    config
-        .get(CONFIG_FILE)
-        .ifPresent(
-            file ->
-                readFile(Path.of(file))
-                    .keySet()
-                    .forEach(key -> given.putIfAbsent(key, "in " + file)));
+    Config config =
+        load(
+            explicit,
+            System.getenv(),
+            (file, keys) -> keys.forEach(key -> given.putIfAbsent(key, "in " + file)));
     given.keySet().removeIf(key -> CORE_KEYS.contains(key) || hostKeys.contains(key));
     if (given.isEmpty()) {
       return config;
@@ -140,7 +137,7 @@ public final class ConfigLoader {
     plugins.forEach(plugin -> known.addAll(plugin.configKeys()));
     for (Map.Entry<String, String> key : given.entrySet()) {
       if (!known.contains(key.getKey())) {
-        List<String> near = NearestNames.of(key.getKey(), known);
+        String suggestion = NearestNames.didYouMean(key.getKey(), known);
         throw new SgmException(
             ErrorCode.INVALID_REQUEST,
             "unknown configuration key '"
@@ -148,11 +145,7 @@ public final class ConfigLoader {
                 + "' ("
                 + key.getValue()
                 + ")"
-                + (near.isEmpty()
-                    ? "."
-                    : "; did you mean "
-                        + String.join(" or ", near.stream().map(n -> "'" + n + "'").toList())
-                        + "?")
+                + (suggestion.isEmpty() ? "." : suggestion)
                 + " Every key is listed in docs/configuration.md.");
       }
     }
@@ -166,11 +159,21 @@ public final class ConfigLoader {
 
   /** The configuration from the given environment plus {@code explicit} options. */
   public static Config load(Map<String, String> explicit, Map<String, String> environment) {
+    return load(explicit, environment, (file, keys) -> {});
+  }
+
+  /** As {@link #load(Map, Map)}, telling {@code fileKeys} which keys the file set. */
+  private static Config load(
+      Map<String, String> explicit,
+      Map<String, String> environment,
+      java.util.function.BiConsumer<String, Set<String>> fileKeys) {
     Map<String, String> merged = new HashMap<>(defaults(environment));
     Map<String, String> fromEnv = fromEnvironment(environment);
     String file = explicit.getOrDefault(CONFIG_FILE, fromEnv.get(CONFIG_FILE));
     if (file != null && !file.isBlank()) {
-      merged.putAll(readFile(Path.of(file)));
+      Map<String, String> fromFile = readFile(Path.of(file));
+      fileKeys.accept(file, fromFile.keySet());
+      merged.putAll(fromFile);
     }
     merged.putAll(fromEnv);
     merged.putAll(explicit);

@@ -417,12 +417,7 @@ final class Engine implements SgmService {
 
   /** "; did you mean 'x'?" for an operation name a few edits from {@code asked}, or nothing. */
   private String didYouMean(String asked) {
-    List<String> near = NearestNames.of(asked, operations());
-    return near.isEmpty()
-        ? ""
-        : "; did you mean "
-            + String.join(" or ", near.stream().map(n -> "'" + n + "'").toList())
-            + "?";
+    return NearestNames.didYouMean(asked, operations());
   }
 
   @Override

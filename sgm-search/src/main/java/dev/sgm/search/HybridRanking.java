@@ -36,13 +36,11 @@ final class HybridRanking {
           (1 - Relevance.MEANING_WEIGHT) * Relevance.words(e.getValue(), idfSum),
           Double::sum);
     }
-    long byMeaningOnly = 0;
-    for (Map.Entry<Long, Double> e : meaning.entrySet()) {
-      fused.merge(e.getKey(), Relevance.MEANING_WEIGHT * e.getValue(), Double::sum);
-      if (!lexical.containsKey(e.getKey())) {
-        byMeaningOnly++;
-      }
-    }
+    meaning.forEach(
+        (row, score) -> fused.merge(row, Relevance.MEANING_WEIGHT * score, Double::sum));
+    Set<Long> meaningOnly = new HashSet<>(meaning.keySet());
+    meaningOnly.removeAll(lexical.keySet());
+    long byMeaningOnly = meaningOnly.size();
     long total;
     if (q.minScore() > 0) {
       // A raised floor counts among the candidates: past them no score is known.
@@ -55,7 +53,7 @@ final class HybridRanking {
         byWords = search.searcher().count(TextQuery.filtered(search));
         // Past the word candidates, a record found by meaning may hold a word too: it is counted
         // once, among those holding a word.
-        byMeaningOnly -= holdingAWord(search, meaning.keySet(), lexical.keySet());
+        byMeaningOnly -= holdingAWord(search, meaningOnly);
       }
       total = byWords + byMeaningOnly;
     }
@@ -63,11 +61,9 @@ final class HybridRanking {
         q, fused, total, new SearchQuery.Frozen(search.used()), search.truncated());
   }
 
-  /** How many of {@code rows}, leaving out {@code known}, hold one of the search's words. */
-  private static long holdingAWord(PreparedSearch search, Set<Long> rows, Set<Long> known)
-      throws IOException {
-    long[] keys =
-        rows.stream().filter(row -> !known.contains(row)).mapToLong(Long::longValue).toArray();
+  /** How many of {@code rows} hold one of the search's words. */
+  private static long holdingAWord(PreparedSearch search, Set<Long> rows) throws IOException {
+    long[] keys = rows.stream().mapToLong(Long::longValue).toArray();
     if (keys.length == 0) {
       return 0;
     }
