@@ -6,8 +6,16 @@ import dev.sgm.api.BatchStoreRequest;
 import dev.sgm.api.Caller;
 import dev.sgm.api.Json;
 import dev.sgm.api.SgmException;
+import dev.sgm.api.spi.Config;
+import dev.sgm.api.spi.Embedder;
+import dev.sgm.api.spi.EmbedderProvider;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;
+import dev.sgm.transport.http.HttpTransport;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,6 +25,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceLoader;
 
 /**
  * Retrieve latency in process as the store grows: records spread over scopes of 100,000 (one scope
@@ -24,7 +33,11 @@ import java.util.Optional;
  * "release"}) that matches every record of the largest scope. Prints p50 and p99 of {@code mode:
  * text}, and of {@code hybrid} and {@code semantic} when the server advertises them (an embedder is
  * active), at each size, each beside a structured retrieve of the same scope (no text, newest
- * first) as the peer, and the growth of p50 from the first size to the last.
+ * first) as the peer, and the growth of p50 from the first size to the last. Each is measured in
+ * process and over HTTP (the transport started on a free loopback port, one keep-alive connection),
+ * where a structured retrieve costs what serving a page costs. Hybrid is measured twice: asking the
+ * same word again (its embedding then comes from the cache of recent questions) and asking a new
+ * question each time (the word and a word no record holds, so the model embeds every question).
  *
  * <p>Run: {@code ./sgm-benchmarks/run-retrieve [records ...]} (default 10000 1000000); {@code
  * -Dsgm.bench.ops} queries per mode (default 1000). {@code -Dsgm.bench.keep=DIR} keeps each size's
@@ -39,6 +52,10 @@ import java.util.Optional;
 public final class RetrieveBenchmark {
   private static final int SCOPE_SIZE = 100_000;
   private static final String QUERY = "release";
+
+  /** Hybrid with a question the cache of recent questions has not seen: {@link #newQuestion}. */
+  private static final String HYBRID_NEW = "hybrid, new questions";
+
   private static final int LIMIT = 10;
 
   /** The peer: a retrieve of the same scope and page size without text (newest first). */
@@ -99,6 +116,9 @@ public final class RetrieveBenchmark {
     String keep = System.getProperty("sgm.bench.keep");
     boolean clauseSums = "sentences".equals(System.getProperty("sgm.bench.vectors"));
     Map<String, String> options = new LinkedHashMap<>();
+    options.put("transports.enabled", "http");
+    options.put("http.port", "0");
+    options.put("http.log-requests", "false");
     if (clauseSums) {
       System.out.println(
           "  record vectors: sums of the model's clause vectors (-Dsgm.bench.vectors=sentences),"
@@ -112,6 +132,7 @@ public final class RetrieveBenchmark {
                     Path.of(keep, "records-" + records + (clauseSums ? "-sentences" : "")));
         // The environment is read too, so SGM_EMBEDDERS_DISABLED and the like apply.
         SgmRuntime sgm = open(scratch.path(), options)) {
+      int port = ((HttpTransport) sgm.startTransports().get(0)).port();
       JsonNode retrieval = retrieval(sgm);
       List<String> modes = new ArrayList<>();
       retrieval.path("modes").forEach(m -> modes.add(m.asText()));
@@ -129,36 +150,58 @@ public final class RetrieveBenchmark {
           Files.writeString(seeded, records + "\n");
         }
       }
-      Map<String, Measurement.Result> results = new LinkedHashMap<>();
-      measure(sgm, STRUCTURED, ops).ifPresent(r -> results.put(STRUCTURED, r));
+      List<String> measured = new ArrayList<>(List.of(STRUCTURED));
       if (modes.contains("text")) {
-        measure(sgm, "text", ops).ifPresent(r -> results.put("text", r));
+        measured.add("text");
       } else {
         System.out.println("  mode text: n/a (not advertised); measuring retrieve without a mode");
-        measure(sgm, null, ops).ifPresent(r -> results.put("default", r));
+        measured.add("default");
       }
       if (modes.contains("hybrid")) {
         awaitSemanticIndex(sgm);
-        measure(sgm, "hybrid", ops).ifPresent(r -> results.put("hybrid", r));
+        measured.add("hybrid");
+        measured.add(HYBRID_NEW);
         // Hybrid is the semantic search and a lexical one fused: this says which part costs what.
         if (modes.contains("semantic")) {
-          measure(sgm, "semantic", ops).ifPresent(r -> results.put("semantic", r));
+          measured.add("semantic");
         }
       } else {
         System.out.println("  mode hybrid: n/a (not advertised: no embedder active)");
       }
-      Measurement.Result structured = results.get(STRUCTURED);
-      for (Map.Entry<String, Measurement.Result> e : results.entrySet()) {
-        if (structured != null && !e.getKey().equals(STRUCTURED)) {
-          System.out.printf(
-              Locale.ROOT,
-              "  %s / structured retrieve: p50 %.2fx%s%n",
-              e.getKey(),
-              e.getValue().p50Millis() / structured.p50Millis(),
-              e.getKey().equals("hybrid") ? " (target <= 3x)" : "");
+      Map<String, Measurement.Result> inProcess = new LinkedHashMap<>();
+      Map<String, Measurement.Result> overHttp = new LinkedHashMap<>();
+      try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+        Retriever local = request -> sgm.service().invoke(CALLER, "retrieve", request);
+        Retriever remote = request -> post(http, port, request);
+        System.out.println("  in process:");
+        for (String mode : measured) {
+          measure(local, mode, ops).ifPresent(r -> inProcess.put(mode, r));
+        }
+        System.out.println("  over HTTP (one keep-alive connection on loopback):");
+        for (String mode : measured) {
+          measure(remote, mode, ops).ifPresent(r -> overHttp.put(mode, r));
         }
       }
-      return results;
+      printRatios("in process", inProcess);
+      printRatios("over HTTP", overHttp);
+      if (overHttp.containsKey(HYBRID_NEW) && overHttp.containsKey("text")) {
+        // What a new question cannot cost less than: the words' search and one embedding.
+        Measurement.Result model = embedAlone(ops);
+        double floor = overHttp.get("text").p50Millis() + model.p50Millis();
+        System.out.printf(
+            Locale.ROOT,
+            "  over HTTP, hybrid, new questions / (text + the model alone): p50 %.2fx"
+                + " (%.3f ms against %.3f + %.3f ms)%n",
+            overHttp.get(HYBRID_NEW).p50Millis() / floor,
+            overHttp.get(HYBRID_NEW).p50Millis(),
+            overHttp.get("text").p50Millis(),
+            model.p50Millis());
+      }
+      System.out.println(
+          "  embeddings of questions: "
+              + Json.write(retrieval(sgm).path("index").path("query_cache"))
+              + " (hits: questions asked again)");
+      return inProcess;
     }
   }
 
@@ -199,29 +242,110 @@ public final class RetrieveBenchmark {
     }
   }
 
-  private static JsonNode retrieve(SgmRuntime sgm, String mode) {
+  /**
+   * The embedding model alone, as the server's plugin makes it, embedding the new questions one at
+   * a time (beside the server's own instance, which is idle by then).
+   */
+  private static Measurement.Result embedAlone(int ops) throws Exception {
+    EmbedderProvider provider =
+        ServiceLoader.load(EmbedderProvider.class).stream()
+            .map(ServiceLoader.Provider::get)
+            .filter(p -> !SentenceVectors.NAME.equals(p.name()))
+            .findFirst()
+            .orElseThrow(() -> new IllegalStateException("no embedder plugin on the module path"));
+    try (ScratchDirectory scratch = ScratchDirectory.create("sgm-retrieve-bench-model");
+        Embedder embedder = provider.create(Config.of(Map.of()), scratch::path)) {
+      // Past the sequence numbers the measurements used, so these questions are new too.
+      int[] sequence = {1_000_000};
+      Measurement.Result result =
+          Measurement.measure(
+              "the model alone, new questions",
+              ops,
+              key -> embedder.embedQuery(newQuestion(key)),
+              sequence);
+      result.print();
+      return result;
+    }
+  }
+
+  /** Answers a retrieve request, in process or through a transport. */
+  private interface Retriever {
+    JsonNode retrieve(ObjectNode request) throws Exception;
+  }
+
+  /** The request of {@code mode}; {@code sequence} makes each of {@link #HYBRID_NEW}'s new. */
+  private static ObjectNode request(String mode, int sequence) {
     ObjectNode q = Json.object();
     q.putObject("scope").put("project", "p0");
     q.put("limit", LIMIT);
     if (STRUCTURED.equals(mode)) {
-      return sgm.service().invoke(CALLER, "retrieve", q);
+      return q;
+    }
+    if (HYBRID_NEW.equals(mode)) {
+      q.put("text", newQuestion(sequence));
+      q.put("mode", "hybrid");
+      return q;
     }
     q.put("text", QUERY);
-    if (mode != null) {
+    if (!"default".equals(mode)) {
       q.put("mode", mode);
     }
-    return sgm.service().invoke(CALLER, "retrieve", q);
+    return q;
+  }
+
+  /**
+   * The query's word and a made-up word no record holds ("release qbc"), different for each {@code
+   * sequence}: the words find what the query finds, and the model has not embedded the question.
+   */
+  private static String newQuestion(int sequence) {
+    StringBuilder word = new StringBuilder("q");
+    for (int n = sequence; n > 0 || word.length() < 3; n /= 26) {
+      word.append((char) ('a' + n % 26));
+    }
+    return QUERY + " " + word;
+  }
+
+  private static JsonNode post(HttpClient http, int port, ObjectNode request) throws Exception {
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/retrieve"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(Json.write(request)))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 200) {
+      throw new IllegalStateException("HTTP " + response.statusCode() + ": " + response.body());
+    }
+    return Json.parse(response.body());
+  }
+
+  /** Each measured mode's p50 against the structured retrieve's, measured the same way. */
+  private static void printRatios(String how, Map<String, Measurement.Result> results) {
+    Measurement.Result structured = results.get(STRUCTURED);
+    for (Map.Entry<String, Measurement.Result> e : results.entrySet()) {
+      if (structured != null && !e.getKey().equals(STRUCTURED)) {
+        System.out.printf(
+            Locale.ROOT,
+            "  %s, %s / structured retrieve: p50 %.2fx%s%n",
+            how,
+            e.getKey(),
+            e.getValue().p50Millis() / structured.p50Millis(),
+            e.getKey().startsWith("hybrid") ? " (target <= 3x)" : "");
+      }
+    }
   }
 
   /** The query's latency in {@code mode}; empty, with the reason printed, when it fails. */
-  private static Optional<Measurement.Result> measure(SgmRuntime sgm, String mode, int ops) {
+  private static Optional<Measurement.Result> measure(Retriever retriever, String mode, int ops)
+      throws Exception {
     String name =
-        mode == null
+        "default".equals(mode)
             ? "retrieve, no mode"
-            : STRUCTURED.equals(mode) ? "retrieve, no text" : "retrieve, mode " + mode;
+            : STRUCTURED.equals(mode) ? "retrieve, no text" : "retrieve, " + mode;
     JsonNode first;
+    int sequence = 0;
     try {
-      first = retrieve(sgm, mode);
+      first = retriever.retrieve(request(mode, sequence++));
     } catch (SgmException e) {
       System.out.println("  " + name + ": failed: " + e.code().wireName() + ": " + e.getMessage());
       return Optional.empty();
@@ -231,13 +355,14 @@ public final class RetrieveBenchmark {
     }
     // Enough calls for the JIT to compile the query path before it is timed.
     for (int i = 0; i < Math.min(200, ops); i++) {
-      retrieve(sgm, mode);
+      retriever.retrieve(request(mode, sequence++));
     }
     long[] nanos = new long[ops];
     long start = System.nanoTime();
     for (int i = 0; i < ops; i++) {
+      ObjectNode request = request(mode, sequence++);
       long t0 = System.nanoTime();
-      retrieve(sgm, mode);
+      retriever.retrieve(request);
       nanos[i] = System.nanoTime() - t0;
     }
     double seconds = (System.nanoTime() - start) / 1e9;
@@ -270,7 +395,9 @@ public final class RetrieveBenchmark {
       Map<String, JsonNode> reports = SemanticLag.reports("retrieval", retrieval(sgm));
       Optional<Boolean> caughtUp = SemanticLag.caughtUp(reports);
       if (caughtUp.orElse(true) || late) {
-        reports.putAll(SemanticLag.reports("retrieve", retrieve(sgm, "semantic")));
+        reports.putAll(
+            SemanticLag.reports(
+                "retrieve", sgm.service().invoke(CALLER, "retrieve", request("semantic", 0))));
         caughtUp = SemanticLag.caughtUp(reports);
         if (caughtUp.isEmpty()) {
           System.out.println(

@@ -87,9 +87,7 @@ final class IndexedRetrieve {
     float[] vector =
         mode == RetrieveQuery.Mode.TEXT
             ? null
-            : search
-                .embedder()
-                .embedQuery(cut ? asked.substring(0, MAX_EMBEDDED_QUERY_CHARS) : asked);
+            : search.queryVector(cut ? asked.substring(0, MAX_EMBEDDED_QUERY_CHARS) : asked);
     SearchQuery.Builder searchQuery = searchQuery(caller, query, within, mode, vector, cursor);
     ReadYourWrites.Answer<Found> answer =
         readYourWrites.search(

@@ -110,6 +110,7 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
   private final Storage storage;
   private final Path directory;
   private final Embedder embedder;
+  private final QueryVectors queryVectors;
 
   /** What the index records with each commit, and what that says on opening. */
   private final IndexCommitData commitData;
@@ -175,6 +176,7 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
     this.storage = storage;
     this.directory = directory;
     this.embedder = embedder;
+    this.queryVectors = embedder == null ? null : new QueryVectors(embedder);
     this.commitData =
         new IndexCommitData(storage, embedder != null, embedder == null ? "" : embedderName);
     this.embedInBackground = embedder != null && embedInBackground;
@@ -205,6 +207,11 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
   /** The active embedding model, or null. */
   Embedder embedder() {
     return embedder;
+  }
+
+  /** The embedding of a question, from the recent questions' when it is one of them. */
+  float[] queryVector(String text) {
+    return queryVectors.of(text);
   }
 
   /** What a search of this index may rely on, and waits for. */
@@ -590,6 +597,7 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
     json.put("through", Math.max(0, readYourWrites.publishedThrough()));
     if (embedder != null) {
       json.put("pending_embeddings", pendingEmbeddings());
+      json.set("query_cache", queryVectors.describe());
     }
     return json;
   }

@@ -6,7 +6,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 
@@ -23,11 +22,14 @@ final class HybridRanking {
   static SearchResult rank(PreparedSearch search) throws IOException {
     SearchQuery q = search.query();
     int depth = Math.max(SearchIndex.HYBRID_DEPTH, q.offset() + q.limit() + 1);
-    Map<Long, Double> lexical = lexical(search, depth);
-    Map<Long, Double> meaning = VectorRanking.matchingByMeaning(search, depth, !lexical.isEmpty());
+    // Each candidate's document in the searcher's reader, to look at the candidates alone later.
+    Map<Long, Integer> docs = new HashMap<>();
+    Map<Long, Double> lexical = lexical(search, depth, docs);
+    Map<Long, Double> meaning =
+        VectorRanking.matchingByMeaning(search, depth, !lexical.isEmpty(), docs);
     Set<Long> notAmongTheClosest = new HashSet<>(lexical.keySet());
     notAmongTheClosest.removeAll(meaning.keySet());
-    meaning.putAll(VectorRanking.matchingByMeaning(search, notAmongTheClosest));
+    meaning.putAll(VectorRanking.matchingByMeaning(search, docsOf(notAmongTheClosest, docs)));
     double idfSum = lexical.isEmpty() ? 0 : Relevance.idfSum(search);
     Map<Long, Double> fused = new HashMap<>();
     for (Map.Entry<Long, Double> e : lexical.entrySet()) {
@@ -53,7 +55,7 @@ final class HybridRanking {
         byWords = search.searcher().count(TextQuery.filtered(search));
         // Past the word candidates, a record found by meaning may hold a word too: it is counted
         // once, among those holding a word.
-        byMeaningOnly -= holdingAWord(search, meaningOnly);
+        byMeaningOnly -= holdingAWord(search, docsOf(meaningOnly, docs));
       }
       total = byWords + byMeaningOnly;
     }
@@ -61,25 +63,30 @@ final class HybridRanking {
         q, fused, total, new SearchQuery.Frozen(search.used()), search.truncated());
   }
 
-  /** How many of {@code rows} hold one of the search's words. */
-  private static long holdingAWord(PreparedSearch search, Set<Long> rows) throws IOException {
-    long[] keys = rows.stream().mapToLong(Long::longValue).toArray();
-    if (keys.length == 0) {
+  private static int[] docsOf(Set<Long> rows, Map<Long, Integer> docs) {
+    return rows.stream().mapToInt(docs::get).toArray();
+  }
+
+  /** How many of {@code docs} hold one of the search's words. */
+  private static long holdingAWord(PreparedSearch search, int[] docs) throws IOException {
+    if (docs.length == 0) {
       return 0;
     }
     return search
         .searcher()
         .count(
             new BooleanQuery.Builder()
+                .add(new DocsQuery(docs), BooleanClause.Occur.FILTER)
                 .add(TextQuery.filtered(search), BooleanClause.Occur.FILTER)
-                .add(
-                    NumericDocValuesField.newSlowSetQuery(IndexFields.ROW, keys),
-                    BooleanClause.Occur.FILTER)
                 .build());
   }
 
-  /** The top {@code depth} records by words (BM25), best first; none when the text has no terms. */
-  private static Map<Long, Double> lexical(PreparedSearch search, int depth) throws IOException {
+  /**
+   * The top {@code depth} records by words (BM25), best first, with their documents put in {@code
+   * docs}; none when the text has no terms.
+   */
+  private static Map<Long, Double> lexical(
+      PreparedSearch search, int depth, Map<Long, Integer> docs) throws IOException {
     Map<Long, Double> lexical = new LinkedHashMap<>();
     if (!search.terms().isEmpty()) {
       for (TopRelevance.Hit hit :
@@ -87,6 +94,7 @@ final class HybridRanking {
               .searcher()
               .search(TextQuery.filtered(search), new TopRelevance(IndexFields.ROW, depth, null))) {
         lexical.put(hit.rowKey(), (double) hit.score());
+        docs.put(hit.rowKey(), hit.doc());
       }
     }
     return lexical;

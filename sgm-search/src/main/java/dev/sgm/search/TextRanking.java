@@ -43,7 +43,7 @@ final class TextRanking {
     TopRelevance.Hit after =
         q.after() == null
             ? null
-            : new TopRelevance.Hit(q.after().rowKey(), (float) q.after().value());
+            : new TopRelevance.Hit(q.after().rowKey(), (float) q.after().value(), -1);
     List<TopRelevance.Hit> top =
         searcher.search(query, new TopRelevance(IndexFields.ROW, q.limit() + 1, after));
     List<SearchResult.Hit> hits = new ArrayList<>();

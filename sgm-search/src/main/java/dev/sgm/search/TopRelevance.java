@@ -33,8 +33,11 @@ import org.apache.lucene.search.SortField;
  * the same score would have each of them scored and its row key read.
  */
 final class TopRelevance implements CollectorManager<TopRelevance.Top, List<TopRelevance.Hit>> {
-  /** One hit: the row key of its record and its score. */
-  record Hit(long rowKey, float score) {}
+  /**
+   * One hit: the row key of its record, its score, and its document's id in the reader searched (-1
+   * for a position given, such as a cursor's).
+   */
+  record Hit(long rowKey, float score, int doc) {}
 
   /** Worst first: lower score, then lower row key, ranks lower. */
   private static final Comparator<Hit> WORST_FIRST =
@@ -135,7 +138,8 @@ final class TopRelevance implements CollectorManager<TopRelevance.Top, List<TopR
             throw new IllegalStateException("a document without a row key");
           }
           long rowKey = rows.longValue();
-          if (isAfterCursor(score, rowKey) && offer(queue, new Hit(rowKey, score))) {
+          if (isAfterCursor(score, rowKey)
+              && offer(queue, new Hit(rowKey, score, context.docBase + doc))) {
             updateMinCompetitive();
           } else if (newestFirst && queue.size() == size && rowKey < queue.peek().rowKey()) {
             // Row keys only fall from here on in this segment, and the worst kept hit only rises:

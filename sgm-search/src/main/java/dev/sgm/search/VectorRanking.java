@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.Term;
@@ -29,7 +27,7 @@ final class VectorRanking {
   static SearchResult semantic(PreparedSearch search) throws IOException {
     SearchQuery q = search.query();
     int depth = Math.max(SearchIndex.HYBRID_DEPTH, q.offset() + q.limit() + 1);
-    Map<Long, Double> matching = matchingByMeaning(search, depth, holdsAWord(search));
+    Map<Long, Double> matching = matchingByMeaning(search, depth, holdsAWord(search), null);
     matching.values().removeIf(score -> score < q.minScore());
     return ScoredPage.of(
         q, matching, matching.size(), new SearchQuery.Frozen(new Statistics()), search.truncated());
@@ -40,12 +38,14 @@ final class VectorRanking {
    * their scores on {@link Relevance}'s scale: those at or above {@link Relevance#RECORD_FLOOR};
    * none when no searched record holds a word of the query ({@code aWordIsHeld}) and even the
    * closest is below {@link Relevance#QUERY_FLOOR}. A record not embedded yet is not among them
-   * (the answer's retrieval says how many wait).
+   * (the answer's retrieval says how many wait). Puts the document of each of the closest in {@code
+   * docs} when given.
    */
-  static Map<Long, Double> matchingByMeaning(PreparedSearch search, int depth, boolean aWordIsHeld)
+  static Map<Long, Double> matchingByMeaning(
+      PreparedSearch search, int depth, boolean aWordIsHeld, Map<Long, Integer> docs)
       throws IOException {
     Map<Long, Double> matching = new LinkedHashMap<>();
-    Map<Long, Double> closest = dense(search, depth);
+    Map<Long, Double> closest = dense(search, depth, docs);
     double best =
         closest.values().stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
     if (closest.isEmpty() || (!aWordIsHeld && Relevance.cosine(best) < Relevance.QUERY_FLOOR)) {
@@ -56,31 +56,28 @@ final class VectorRanking {
   }
 
   /**
-   * The scores on {@link Relevance}'s scale of those of {@code rows} (records holding a word of the
-   * query) that match it by meaning, found by comparing their embeddings with the query's one by
-   * one: a record can hold the query's words and be close in meaning without being among the
-   * closest of the whole scope. Bounded by the rows given, not by the scope.
+   * The scores on {@link Relevance}'s scale of those of {@code docs} (records the search found by
+   * its words, by their documents in its reader) that match it by meaning, found by comparing their
+   * embeddings with the query's one by one: a record can hold the query's words and be close in
+   * meaning without being among the closest of the whole scope. Bounded by the documents given, not
+   * by the scope.
    */
-  static Map<Long, Double> matchingByMeaning(PreparedSearch search, Set<Long> rows)
-      throws IOException {
+  static Map<Long, Double> matchingByMeaning(PreparedSearch search, int[] docs) throws IOException {
     Map<Long, Double> matching = new LinkedHashMap<>();
     IndexSearcher searcher = search.searcher();
-    if (rows.isEmpty() || !hasVectors(searcher)) {
+    if (docs.length == 0 || !hasVectors(searcher)) {
       return matching;
     }
-    long[] keys = rows.stream().mapToLong(Long::longValue).toArray();
-    // Led by the records holding a word, so the row keys are checked on those alone; at most k
-    // candidates pass, so the vector search compares each of them exactly.
+    // At most k candidates pass, so the vector search compares each of them exactly.
     Query only =
         new BooleanQuery.Builder()
-            .add(TextQuery.filtered(search), Occur.FILTER)
-            .add(NumericDocValuesField.newSlowSetQuery(IndexFields.ROW, keys), Occur.FILTER)
+            .add(new DocsQuery(docs), Occur.FILTER)
             .add(rankedByMeaning(searcher.getIndexReader(), search.query()), Occur.FILTER)
             .build();
     TopDocs top =
         searcher.search(
-            new KnnFloatVectorQuery(IndexFields.VECTOR, search.query().vector(), keys.length, only),
-            keys.length);
+            new KnnFloatVectorQuery(IndexFields.VECTOR, search.query().vector(), docs.length, only),
+            docs.length);
     List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
     for (ScoreDoc hit : top.scoreDocs) {
       addIfMatching(matching, IndexFields.rowKey(leaves, hit.doc), hit.score);
@@ -102,8 +99,12 @@ final class VectorRanking {
         && search.searcher().search(TextQuery.filtered(search), 1).scoreDocs.length > 0;
   }
 
-  /** The top {@code k} records by closeness of their embedding, among those the filter passes. */
-  static Map<Long, Double> dense(PreparedSearch search, int k) throws IOException {
+  /**
+   * The top {@code k} records by closeness of their embedding, among those the filter passes; their
+   * documents go in {@code docs} when given.
+   */
+  private static Map<Long, Double> dense(PreparedSearch search, int k, Map<Long, Integer> docs)
+      throws IOException {
     SearchQuery q = search.query();
     IndexSearcher searcher = search.searcher();
     if (q.vector() == null) {
@@ -129,7 +130,11 @@ final class VectorRanking {
         searcher.search(new KnnFloatVectorQuery(IndexFields.VECTOR, q.vector(), k, embedded), k);
     List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
     for (ScoreDoc hit : top.scoreDocs) {
-      scores.put(IndexFields.rowKey(leaves, hit.doc), (double) hit.score);
+      long row = IndexFields.rowKey(leaves, hit.doc);
+      scores.put(row, (double) hit.score);
+      if (docs != null) {
+        docs.put(row, hit.doc);
+      }
     }
     return scores;
   }

@@ -392,6 +392,54 @@ class SearchIndexTest {
   }
 
   @Test
+  void aRecordHoldingTheWordScoresByMeaningTooWhenItIsNotAmongTheClosest() throws Exception {
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      int records = SearchIndex.HYBRID_DEPTH * 2;
+      long zebra = 7;
+      for (long row = 0; row < records; row++) {
+        // All within 30 degrees of the query, closer as the row key rises: the word's one record
+        // (row 7) is near in meaning yet far outside the closest hundred.
+        double angle = (records - row) * Math.PI / 6 / records;
+        float[] vector = {(float) Math.cos(angle), (float) Math.sin(angle)};
+        String content = row == zebra ? "zebra crossing " + row : "note " + row;
+        index.put(leveled(row, "p=a", null, content, vector, 0));
+        if (row % 50 == 49) {
+          index.refresh();
+        }
+      }
+      index.refresh();
+      float[] east = {1f, 0f};
+      SearchResult text =
+          index.search(
+              SearchQuery.of("zebra", SearchQuery.Ranking.TEXT, 10).scopes(Set.of("p=a")).build());
+      SearchResult meaning =
+          index.search(
+              SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
+                  .scopes(Set.of("p=a"))
+                  .ids(List.of("r" + zebra))
+                  .vector(east)
+                  .build());
+      assertEquals(List.of(zebra), rows(text));
+      assertEquals(List.of(zebra), rows(meaning), "it matches by meaning on its own");
+      SearchResult hybrid =
+          index.search(
+              SearchQuery.of("zebra", SearchQuery.Ranking.HYBRID, 10)
+                  .scopes(Set.of("p=a"))
+                  .vector(east)
+                  .build());
+      double idf = Math.log(1 + (records - 1 + 0.5) / (1 + 0.5));
+      double words = text.hits().get(0).value() / (text.hits().get(0).value() + 0.5 * idf);
+      SearchResult.Hit found =
+          hybrid.hits().stream().filter(h -> h.rowKey() == zebra).findFirst().orElseThrow();
+      assertEquals(
+          0.5 * words + 0.5 * meaning.hits().get(0).value(),
+          found.value(),
+          1e-9,
+          "half by its words, half by its meaning");
+    }
+  }
+
+  @Test
   void wordsWeighByHowRareTheyAreInTheScopeSearchedNotInTheWholeIndex() throws Exception {
     try (SearchIndex index = SearchIndex.inMemory()) {
       // Across the index "release" is common and "pool" rare; in p=b it is the other way round.

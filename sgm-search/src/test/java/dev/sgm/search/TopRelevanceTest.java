@@ -142,7 +142,7 @@ class TopRelevanceTest {
         searcher.search(query, new TopFieldCollectorManager(sort, DOCS, null, Integer.MAX_VALUE))
             .scoreDocs) {
       FieldDoc fields = (FieldDoc) doc;
-      hits.add(new TopRelevance.Hit((Long) fields.fields[1], (Float) fields.fields[0]));
+      hits.add(new TopRelevance.Hit((Long) fields.fields[1], (Float) fields.fields[0], doc.doc));
     }
     return hits;
   }
