@@ -132,6 +132,7 @@ public final class RecallBenchmark {
 
     Map<String, ObjectNode> scopes = store(client);
     List<Pass> passes = new ArrayList<>();
+    List<String> embedded = new ArrayList<>();
     boolean awaited = false;
     for (String mode : MODES) {
       if (!advertised.contains(mode)) {
@@ -142,20 +143,53 @@ public final class RecallBenchmark {
         awaitSemanticIndex(client, scopes);
         awaited = true;
       }
+      JsonNode before = queryCache(client);
       passes.add(ask(client, scopes, mode, mode));
+      embedded.add(embeddedSince(client, before, mode));
     }
     if (defaultMode != null && !defaultMode.equals("text") && !awaited) {
       awaitSemanticIndex(client, scopes);
     }
+    JsonNode before = queryCache(client);
     passes.add(
         ask(
             client,
             scopes,
             "default (" + (defaultMode == null ? "no mode advertised" : defaultMode) + ")",
             null));
+    embedded.add(embeddedSince(client, before, "default"));
     print(passes);
+    embedded.stream().filter(line -> line != null).forEach(System.out::println);
     unrelated(client, scopes, advertised);
     rightAfterStore(client, passes.get(passes.size() - 1));
+  }
+
+  /** The server's counts of questions embedded and found among recent ones, or a missing node. */
+  private static JsonNode queryCache(SgmHttpClient client) {
+    return client.discovery().path("retrieval").path("index").path("query_cache");
+  }
+
+  /**
+   * How many of a mode's questions the model embedded and how many came from the cache of recent
+   * questions (each mode asks the same questions, so those after the first reuse its embeddings,
+   * and their latencies leave the model's time out); null when the server does not say.
+   */
+  private static String embeddedSince(SgmHttpClient client, JsonNode before, String mode) {
+    JsonNode after = queryCache(client);
+    if (before.isMissingNode() || after.isMissingNode()) {
+      return null;
+    }
+    long misses = after.path("misses").asLong() - before.path("misses").asLong();
+    long hits = after.path("hits").asLong() - before.path("hits").asLong();
+    if (misses + hits == 0) {
+      return null;
+    }
+    return String.format(
+        Locale.ROOT,
+        "  %s: %d questions embedded by the model, %d embeddings from the cache of recent questions",
+        mode,
+        misses,
+        hits);
   }
 
   /**
