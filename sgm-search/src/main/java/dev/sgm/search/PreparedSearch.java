@@ -10,6 +10,7 @@ import org.apache.lucene.search.Query;
  *
  * @param used the text statistics the ranking takes, for later pages to reuse
  * @param truncated how many analysed terms were left out for being too many
+ * @param accepted the documents recent filters passed, for the search by meaning
  */
 record PreparedSearch(
     IndexSearcher searcher,
@@ -17,7 +18,8 @@ record PreparedSearch(
     Query filter,
     List<String> terms,
     Statistics used,
-    int truncated) {
+    int truncated,
+    AcceptedByFilter accepted) {
 
   /** An answer of {@code hits} that freezes the statistics used. */
   SearchResult result(List<SearchResult.Hit> hits, long total, boolean more) {

@@ -48,6 +48,7 @@ public final class SearchIndex implements AutoCloseable {
   private final Directory directory;
   private final IndexWriter writer;
   private final SearcherManager searchers;
+  private final AcceptedByFilter accepted = new AcceptedByFilter();
 
   /**
    * Each segment keeps its documents newest row first, so that the many ties of a common word reach
@@ -197,7 +198,8 @@ public final class SearchIndex implements AutoCloseable {
           terms = terms.subList(0, MAX_QUERY_TERMS);
         }
       }
-      PreparedSearch prepared = new PreparedSearch(searcher, query, filter, terms, used, truncated);
+      PreparedSearch prepared =
+          new PreparedSearch(searcher, query, filter, terms, used, truncated, accepted);
       return switch (query.ranking()) {
         case TEXT -> TextRanking.rank(prepared);
         case SEMANTIC -> VectorRanking.semantic(prepared);

@@ -127,7 +127,10 @@ final class VectorRanking {
               .build();
     }
     TopDocs top =
-        searcher.search(new KnnFloatVectorQuery(IndexFields.VECTOR, q.vector(), k, embedded), k);
+        searcher.search(
+            new NearestQuery(
+                IndexFields.VECTOR, q.vector(), k, embedded, searcher, search.accepted()),
+            k);
     List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
     for (ScoreDoc hit : top.scoreDocs) {
       long row = IndexFields.rowKey(leaves, hit.doc);

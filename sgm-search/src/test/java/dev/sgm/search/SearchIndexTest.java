@@ -292,6 +292,70 @@ class SearchIndexTest {
   }
 
   @Test
+  void aSearchByMeaningSeesWhatChangedSinceTheSameFilterWasLastAsked() throws Exception {
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      // Two segments, each with more records of the scope than a graph search of it would visit
+      // exactly, then a third: the passed records of each segment are kept between searches.
+      java.util.Map<Long, Double> angles = new java.util.TreeMap<>();
+      for (int segment = 0; segment < 2; segment++) {
+        for (int i = 0; i < 200; i++) {
+          long row = segment * 200L + i;
+          double angle = (row * 7919 % 400) * Math.PI / 800;
+          String scope = row % 2 == 0 ? "p=a" : "p=b";
+          index.put(leveled(row, scope, null, "note " + row, atAngle(angle), 0));
+          if (scope.equals("p=a")) {
+            angles.put(row, angle);
+          }
+        }
+        index.refresh();
+      }
+      SearchQuery byMeaning =
+          SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
+              .scopes(Set.of("p=a"))
+              .vector(new float[] {1f, 0f})
+              .build();
+      assertEquals(closest(angles, 10), rows(index.search(byMeaning)));
+      // Deleted (too few for the segments to be merged away), moved away in meaning, and a new
+      // record nearer than any: a page as long as the search's candidates shows each of them.
+      List<Long> before = closest(angles, 31);
+      for (long row : before.subList(0, 30)) {
+        index.delete("p=a:" + row);
+        angles.remove(row);
+      }
+      long moved = before.get(30);
+      index.put(leveled(moved, "p=a", null, "moved", atAngle(Math.PI / 2), 0));
+      angles.put(moved, Math.PI / 2);
+      index.put(leveled(1000, "p=a", null, "new", atAngle(0), 0));
+      angles.put(1000L, 0.0);
+      index.refresh();
+      List<Long> after =
+          rows(
+              index.search(
+                  SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, SearchIndex.HYBRID_DEPTH)
+                      .scopes(Set.of("p=a"))
+                      .vector(new float[] {1f, 0f})
+                      .build()));
+      assertEquals(closest(angles, SearchIndex.HYBRID_DEPTH), after);
+      assertEquals(1000L, after.get(0));
+    }
+  }
+
+  private static float[] atAngle(double angle) {
+    return new float[] {(float) Math.cos(angle), (float) Math.sin(angle)};
+  }
+
+  /** The {@code n} rows of the smallest angle, ties by the newest row. */
+  private static List<Long> closest(java.util.Map<Long, Double> angles, int n) {
+    return angles.entrySet().stream()
+        .sorted(
+            java.util.Map.Entry.<Long, Double>comparingByValue()
+                .thenComparing(java.util.Map.Entry.<Long, Double>comparingByKey().reversed()))
+        .limit(n)
+        .map(java.util.Map.Entry::getKey)
+        .toList();
+  }
+
+  @Test
   void aHybridSearchFusesTheTextAndTheMeaningRankingsOfItsScope() throws Exception {
     try (SearchIndex index = SearchIndex.inMemory()) {
       String[] words = {"release", "pool", "release and release again", "lunch"};
