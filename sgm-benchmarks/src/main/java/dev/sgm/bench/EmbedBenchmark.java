@@ -28,6 +28,18 @@ public final class EmbedBenchmark {
 
   private EmbedBenchmark() {}
 
+  /**
+   * The first embedder plugin on the module path that is a model (not the benchmark's stand-in).
+   */
+  static EmbedderProvider modelProvider() {
+    return ServiceLoader.load(EmbedderProvider.class).stream()
+        .map(ServiceLoader.Provider::get)
+        // The retrieve benchmark's stand-in wraps a model; this measures the model itself.
+        .filter(p -> !SentenceVectors.NAME.equals(p.name()))
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("no embedder plugin on the module path"));
+  }
+
   public static void main(String[] args) throws Exception {
     Map<String, String> settings = new HashMap<>();
     for (String arg : args) {
@@ -38,13 +50,7 @@ public final class EmbedBenchmark {
       settings.put(arg.substring(0, eq), arg.substring(eq + 1));
     }
     long start = System.nanoTime();
-    EmbedderProvider provider =
-        ServiceLoader.load(EmbedderProvider.class).stream()
-            .map(ServiceLoader.Provider::get)
-            // The retrieve benchmark's stand-in wraps a model; this measures the model itself.
-            .filter(p -> !SentenceVectors.NAME.equals(p.name()))
-            .findFirst()
-            .orElseThrow(() -> new IllegalStateException("no embedder plugin on the module path"));
+    EmbedderProvider provider = modelProvider();
     try (ScratchDirectory scratch = ScratchDirectory.create("sgm-embed-bench");
         Embedder embedder = provider.create(Config.of(settings), scratch::path)) {
       double loadMillis = (System.nanoTime() - start) / 1e6;

@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.ServiceLoader;
 
 /**
  * Retrieve latency in process as the store grows: records spread over scopes of 100,000 (one scope
@@ -247,12 +246,7 @@ public final class RetrieveBenchmark {
    * a time (beside the server's own instance, which is idle by then).
    */
   private static Measurement.Result embedAlone(int ops) throws Exception {
-    EmbedderProvider provider =
-        ServiceLoader.load(EmbedderProvider.class).stream()
-            .map(ServiceLoader.Provider::get)
-            .filter(p -> !SentenceVectors.NAME.equals(p.name()))
-            .findFirst()
-            .orElseThrow(() -> new IllegalStateException("no embedder plugin on the module path"));
+    EmbedderProvider provider = EmbedBenchmark.modelProvider();
     try (ScratchDirectory scratch = ScratchDirectory.create("sgm-retrieve-bench-model");
         Embedder embedder = provider.create(Config.of(Map.of()), scratch::path)) {
       // Past the sequence numbers the measurements used, so these questions are new too.
