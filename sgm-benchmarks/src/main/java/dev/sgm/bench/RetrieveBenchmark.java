@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Retrieve latency in process as the store grows: records spread over scopes of 100,000 (one scope
@@ -54,6 +55,12 @@ public final class RetrieveBenchmark {
 
   /** Hybrid with a question the cache of recent questions has not seen: {@link #newQuestion}. */
   private static final String HYBRID_NEW = "hybrid, new questions";
+
+  /**
+   * The sequence numbers of the requests, counted over the whole run: each of {@link #HYBRID_NEW}'s
+   * questions is new to the server whichever measurement (in process, over HTTP) asks it.
+   */
+  private static final AtomicInteger QUESTIONS = new AtomicInteger();
 
   private static final int LIMIT = 10;
 
@@ -250,7 +257,7 @@ public final class RetrieveBenchmark {
     try (ScratchDirectory scratch = ScratchDirectory.create("sgm-retrieve-bench-model");
         Embedder embedder = provider.create(Config.of(Map.of()), scratch::path)) {
       // Past the sequence numbers the measurements used, so these questions are new too.
-      int[] sequence = {1_000_000};
+      int[] sequence = {QUESTIONS.get() + 1};
       Measurement.Result result =
           Measurement.measure(
               "the model alone, new questions",
@@ -337,9 +344,8 @@ public final class RetrieveBenchmark {
             ? "retrieve, no mode"
             : STRUCTURED.equals(mode) ? "retrieve, no text" : "retrieve, " + mode;
     JsonNode first;
-    int sequence = 0;
     try {
-      first = retriever.retrieve(request(mode, sequence++));
+      first = retriever.retrieve(request(mode, QUESTIONS.getAndIncrement()));
     } catch (SgmException e) {
       System.out.println("  " + name + ": failed: " + e.code().wireName() + ": " + e.getMessage());
       return Optional.empty();
@@ -349,12 +355,12 @@ public final class RetrieveBenchmark {
     }
     // Enough calls for the JIT to compile the query path before it is timed.
     for (int i = 0; i < Math.min(200, ops); i++) {
-      retriever.retrieve(request(mode, sequence++));
+      retriever.retrieve(request(mode, QUESTIONS.getAndIncrement()));
     }
     long[] nanos = new long[ops];
     long start = System.nanoTime();
     for (int i = 0; i < ops; i++) {
-      ObjectNode request = request(mode, sequence++);
+      ObjectNode request = request(mode, QUESTIONS.getAndIncrement());
       long t0 = System.nanoTime();
       retriever.retrieve(request);
       nanos[i] = System.nanoTime() - t0;

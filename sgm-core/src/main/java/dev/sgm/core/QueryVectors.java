@@ -13,7 +13,10 @@ import java.util.Map;
  * often a question was found here, which discovery reports.
  */
 final class QueryVectors {
-  /** How many questions are kept: 1,024 vectors of 384 floats take about 1.5 MB. */
+  /**
+   * How many questions are kept: their texts (up to 2,000 characters each) and vectors (1,024 of
+   * 384 floats take about 1.5 MB).
+   */
   static final int CAPACITY = 1024;
 
   private final Embedder embedder;

@@ -68,7 +68,8 @@ final class NearestQuery extends KnnFloatVectorQuery {
         && results.scoreDocs.length >= leafK) {
       return results;
     }
-    // The graph visited more documents than the filter passes: comparing each is cheaper.
+    // The graph visited more documents than the filter passes (comparing each is cheaper), or found
+    // fewer than the segment's share of k.
     return exactSearch(leaf, iterator(passed), null);
   }
 

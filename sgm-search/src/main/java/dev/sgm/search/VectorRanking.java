@@ -68,7 +68,8 @@ final class VectorRanking {
     if (docs.length == 0 || !hasVectors(searcher)) {
       return matching;
     }
-    // At most k candidates pass, so the vector search compares each of them exactly.
+    // At most k candidates pass: the vector search compares them one by one, or a segment holding
+    // more than its share of k searches its graph among them.
     Query only =
         new BooleanQuery.Builder()
             .add(new DocsQuery(docs), Occur.FILTER)
