@@ -14,7 +14,6 @@ module dev.sgm.bench {
   requires io.grpc.services;
   requires io.grpc.netty.shaded;
   requires java.sql;
-  requires java.net.http;
   requires com.h2database;
 
   // Lists the embedder plugins present, to turn them off by name for the comparison.

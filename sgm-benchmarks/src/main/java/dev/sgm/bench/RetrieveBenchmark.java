@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sgm.api.BatchStoreRequest;
 import dev.sgm.api.Caller;
 import dev.sgm.api.Json;
+import dev.sgm.api.SgmClient;
 import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Config;
 import dev.sgm.api.spi.Embedder;
@@ -12,10 +13,7 @@ import dev.sgm.api.spi.EmbedderProvider;
 import dev.sgm.core.ConfigLoader;
 import dev.sgm.core.SgmRuntime;
 import dev.sgm.transport.http.HttpTransport;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import dev.sgm.transport.http.SgmHttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -176,9 +174,8 @@ public final class RetrieveBenchmark {
       }
       Map<String, Measurement.Result> inProcess = new LinkedHashMap<>();
       Map<String, Measurement.Result> overHttp = new LinkedHashMap<>();
-      try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
-        Retriever local = request -> sgm.service().invoke(CALLER, "retrieve", request);
-        Retriever remote = request -> post(http, port, request);
+      try (SgmHttpClient remote = new SgmHttpClient("http://127.0.0.1:" + port)) {
+        SgmClient local = (operation, request) -> sgm.service().invoke(CALLER, operation, request);
         System.out.println("  in process:");
         for (String mode : measured) {
           measure(local, mode, ops).ifPresent(r -> inProcess.put(mode, r));
@@ -269,11 +266,6 @@ public final class RetrieveBenchmark {
     }
   }
 
-  /** Answers a retrieve request, in process or through a transport. */
-  private interface Retriever {
-    JsonNode retrieve(ObjectNode request) throws Exception;
-  }
-
   /** The request of {@code mode}; {@code sequence} makes each of {@link #HYBRID_NEW}'s new. */
   private static ObjectNode request(String mode, int sequence) {
     ObjectNode q = Json.object();
@@ -306,20 +298,6 @@ public final class RetrieveBenchmark {
     return QUERY + " " + word;
   }
 
-  private static JsonNode post(HttpClient http, int port, ObjectNode request) throws Exception {
-    HttpResponse<String> response =
-        http.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/retrieve"))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(Json.write(request)))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    if (response.statusCode() != 200) {
-      throw new IllegalStateException("HTTP " + response.statusCode() + ": " + response.body());
-    }
-    return Json.parse(response.body());
-  }
-
   /** Each measured mode's p50 against the structured retrieve's, measured the same way. */
   private static void printRatios(String how, Map<String, Measurement.Result> results) {
     Measurement.Result structured = results.get(STRUCTURED);
@@ -337,15 +315,14 @@ public final class RetrieveBenchmark {
   }
 
   /** The query's latency in {@code mode}; empty, with the reason printed, when it fails. */
-  private static Optional<Measurement.Result> measure(Retriever retriever, String mode, int ops)
-      throws Exception {
+  private static Optional<Measurement.Result> measure(SgmClient client, String mode, int ops) {
     String name =
         "default".equals(mode)
             ? "retrieve, no mode"
             : STRUCTURED.equals(mode) ? "retrieve, no text" : "retrieve, " + mode;
     JsonNode first;
     try {
-      first = retriever.retrieve(request(mode, QUESTIONS.getAndIncrement()));
+      first = client.call("retrieve", request(mode, QUESTIONS.getAndIncrement()));
     } catch (SgmException e) {
       System.out.println("  " + name + ": failed: " + e.code().wireName() + ": " + e.getMessage());
       return Optional.empty();
@@ -355,14 +332,14 @@ public final class RetrieveBenchmark {
     }
     // Enough calls for the JIT to compile the query path before it is timed.
     for (int i = 0; i < Math.min(200, ops); i++) {
-      retriever.retrieve(request(mode, QUESTIONS.getAndIncrement()));
+      client.call("retrieve", request(mode, QUESTIONS.getAndIncrement()));
     }
     long[] nanos = new long[ops];
     long start = System.nanoTime();
     for (int i = 0; i < ops; i++) {
       ObjectNode request = request(mode, QUESTIONS.getAndIncrement());
       long t0 = System.nanoTime();
-      retriever.retrieve(request);
+      client.call("retrieve", request);
       nanos[i] = System.nanoTime() - t0;
     }
     double seconds = (System.nanoTime() - start) / 1e9;
