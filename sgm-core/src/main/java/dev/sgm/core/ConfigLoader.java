@@ -24,6 +24,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.BiConsumer;
 
 /**
  * Builds the effective configuration: defaults, then a properties file ({@code config.file} or
@@ -166,7 +167,7 @@ public final class ConfigLoader {
   private static Config load(
       Map<String, String> explicit,
       Map<String, String> environment,
-      java.util.function.BiConsumer<String, Set<String>> fileKeys) {
+      BiConsumer<String, Set<String>> fileKeys) {
     Map<String, String> merged = new HashMap<>(defaults(environment));
     Map<String, String> fromEnv = fromEnvironment(environment);
     String file = explicit.getOrDefault(CONFIG_FILE, fromEnv.get(CONFIG_FILE));
