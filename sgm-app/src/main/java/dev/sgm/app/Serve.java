@@ -47,14 +47,20 @@ final class Serve implements Callable<Integer> {
       return ExitCodes.UNSUPPORTED;
     }
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  sgm.close();
-                  stopped.countDown();
-                },
-                "sgm-shutdown"));
+    try {
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    sgm.close();
+                    stopped.countDown();
+                  },
+                  "sgm-shutdown"));
+    } catch (IllegalStateException shuttingDown) {
+      // Stopped (Ctrl-C, SIGTERM) while starting: stopping is what was asked, not an error.
+      sgm.close();
+      return SERVED;
+    }
     PrintWriter out = spec.commandLine().getOut();
     out.println("SGM on " + sgm.storageDescription());
     out.println("capabilities: " + String.join(", ", sgm.discovery().capabilities()));
