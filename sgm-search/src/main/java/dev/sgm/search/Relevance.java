@@ -1,6 +1,7 @@
 package dev.sgm.search;
 
 import java.io.IOException;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.CollectionStatistics;
 import org.apache.lucene.search.IndexSearcher;
@@ -58,7 +59,8 @@ public final class Relevance {
 
   /**
    * The sum of the idf of the query's terms over the text field, with the statistics the ranking
-   * took (a later page's are the first page's); a term no record holds counts with frequency 0.
+   * takes (those of the records searched; a later page's are the first page's); a term no record
+   * holds counts with frequency 0.
    */
   static double idfSum(PreparedSearch search) throws IOException {
     IndexSearcher searcher = search.searcher();
@@ -68,7 +70,15 @@ public final class Relevance {
     for (String text : search.terms()) {
       Term term = new Term(IndexFields.TEXT, text);
       TermStatistics used = search.used().term(term);
-      long df = used != null ? used.docFreq() : searcher.getIndexReader().docFreq(term);
+      if (used == null) {
+        IndexReader reader = searcher.getIndexReader();
+        int docFreq = reader.docFreq(term);
+        used =
+            docFreq == 0
+                ? null
+                : searcher.termStatistics(term, docFreq, reader.totalTermFreq(term));
+      }
+      long df = used != null ? used.docFreq() : 0;
       df = Math.min(df, docs);
       sum += Math.log(1 + (docs - df + 0.5) / (df + 0.5));
     }

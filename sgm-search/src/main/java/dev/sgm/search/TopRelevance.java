@@ -46,6 +46,7 @@ final class TopRelevance implements CollectorManager<TopRelevance.Top, List<TopR
   private final String rowField;
   private final int size;
   private final Hit after;
+  private final float minScore;
 
   /**
    * @param rowField the numeric doc values field holding each document's row key
@@ -53,12 +54,20 @@ final class TopRelevance implements CollectorManager<TopRelevance.Top, List<TopR
    * @param after the position to start after, or null for the first page
    */
   TopRelevance(String rowField, int size, Hit after) {
+    this(rowField, size, after, Float.NEGATIVE_INFINITY);
+  }
+
+  /**
+   * @param minScore the lowest score a hit may have: the scorer may skip every match below it
+   */
+  TopRelevance(String rowField, int size, Hit after, float minScore) {
     if (size < 1) {
       throw new IllegalArgumentException("size must be at least 1");
     }
     this.rowField = rowField;
     this.size = size;
     this.after = after;
+    this.minScore = minScore;
   }
 
   @Override
@@ -121,6 +130,7 @@ final class TopRelevance implements CollectorManager<TopRelevance.Top, List<TopR
         public void setScorer(Scorable scorer) throws IOException {
           this.scorer = scorer;
           minCompetitive = Float.NEGATIVE_INFINITY;
+          raiseMinCompetitive(minScore);
           updateMinCompetitive();
         }
 
@@ -128,7 +138,7 @@ final class TopRelevance implements CollectorManager<TopRelevance.Top, List<TopR
         public void collect(int doc) throws IOException {
           float score = scorer.score();
           // Once the page is full, the bound is at least the worst kept hit's score.
-          if (queue.size() == size && score < minCompetitive) {
+          if (score < minScore || (queue.size() == size && score < minCompetitive)) {
             return;
           }
           if (after != null && score > after.score()) {

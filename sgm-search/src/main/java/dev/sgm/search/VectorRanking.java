@@ -27,32 +27,36 @@ final class VectorRanking {
   static SearchResult semantic(PreparedSearch search) throws IOException {
     SearchQuery q = search.query();
     int depth = Math.max(SearchIndex.HYBRID_DEPTH, q.offset() + q.limit() + 1);
-    Map<Long, Double> matching = matchingByMeaning(search, depth, holdsAWord(search), null);
+    Map<Long, Double> matching = matching(closest(search, depth, null), () -> holdsAWord(search));
     matching.values().removeIf(score -> score < q.minScore());
     return ScoredPage.of(
         q, matching, matching.size(), new SearchQuery.Frozen(new Statistics()), search.truncated());
   }
 
   /**
-   * The records among the top {@code depth} by closeness that match the query by meaning, with
-   * their scores on {@link Relevance}'s scale: those at or above {@link Relevance#RECORD_FLOOR};
-   * none when no searched record holds a word of the query ({@code aWordIsHeld}) and even the
-   * closest is below {@link Relevance#QUERY_FLOOR}. A record not embedded yet is not among them
-   * (the answer's retrieval says how many wait). Puts the document of each of the closest in {@code
-   * docs} when given.
+   * Those of {@code closest} (vector scores by row, from {@link #closest}) that match the query by
+   * meaning, with their scores on {@link Relevance}'s scale: those at or above {@link
+   * Relevance#RECORD_FLOOR}; none when even the closest is below {@link Relevance#QUERY_FLOOR} and
+   * no searched record holds a word of the query ({@code aWordIsHeld}, asked only then). A record
+   * not embedded yet is not among them (the answer's retrieval says how many wait).
    */
-  static Map<Long, Double> matchingByMeaning(
-      PreparedSearch search, int depth, boolean aWordIsHeld, Map<Long, Integer> docs)
+  static Map<Long, Double> matching(Map<Long, Double> closest, WordHeld aWordIsHeld)
       throws IOException {
     Map<Long, Double> matching = new LinkedHashMap<>();
-    Map<Long, Double> closest = dense(search, depth, docs);
     double best =
         closest.values().stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
-    if (closest.isEmpty() || (!aWordIsHeld && Relevance.cosine(best) < Relevance.QUERY_FLOOR)) {
+    if (closest.isEmpty()
+        || (Relevance.cosine(best) < Relevance.QUERY_FLOOR && !aWordIsHeld.check())) {
       return matching;
     }
     closest.forEach((row, score) -> addIfMatching(matching, row, score));
     return matching;
+  }
+
+  /** Whether a searched record holds one of the query's words, worked out only when asked. */
+  @FunctionalInterface
+  interface WordHeld {
+    boolean check() throws IOException;
   }
 
   /**
@@ -95,16 +99,17 @@ final class VectorRanking {
   }
 
   /** Whether a record the search may return holds one of its words. */
-  private static boolean holdsAWord(PreparedSearch search) throws IOException {
+  static boolean holdsAWord(PreparedSearch search) throws IOException {
     return !search.terms().isEmpty()
         && search.searcher().search(TextQuery.filtered(search), 1).scoreDocs.length > 0;
   }
 
   /**
-   * The top {@code k} records by closeness of their embedding, among those the filter passes; their
-   * documents go in {@code docs} when given.
+   * The top {@code k} records by closeness of their embedding, among those the filter passes, with
+   * their vector scores (not yet on the shared scale); their documents go in {@code docs} when
+   * given.
    */
-  private static Map<Long, Double> dense(PreparedSearch search, int k, Map<Long, Integer> docs)
+  static Map<Long, Double> closest(PreparedSearch search, int k, Map<Long, Integer> docs)
       throws IOException {
     SearchQuery q = search.query();
     IndexSearcher searcher = search.searcher();

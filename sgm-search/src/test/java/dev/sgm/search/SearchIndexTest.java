@@ -456,6 +456,78 @@ class SearchIndexTest {
   }
 
   @Test
+  void hybridPagesRankEveryRecordWhenAWordIsInAllOfThem() throws Exception {
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      int records = SearchIndex.HYBRID_DEPTH * 3;
+      for (long row = 0; row < records; row++) {
+        // Every record holds the word, as often and among as many others as its row says; closeness
+        // to the query is unrelated to either.
+        double angle = (row * 37 % records) * Math.PI / 2 / records;
+        float[] vector = {(float) Math.cos(angle), (float) Math.sin(angle)};
+        String content =
+            "release ".repeat(1 + (int) (row % 3)) + "note ".repeat((int) (row * 7 % 11)) + row;
+        index.put(leveled(row, "p=a", null, content, vector, 0));
+        if (row % 50 == 49) {
+          index.refresh();
+        }
+      }
+      index.refresh();
+      float[] east = {1f, 0f};
+      // Every record's BM25 and meaning, from the index's own text and semantic rankings.
+      SearchResult text =
+          index.search(
+              SearchQuery.of("release", SearchQuery.Ranking.TEXT, records)
+                  .scopes(Set.of("p=a"))
+                  .build());
+      SearchResult meaning =
+          index.search(
+              SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, records)
+                  .scopes(Set.of("p=a"))
+                  .vector(east)
+                  .build());
+      assertEquals(records, text.hits().size());
+      double idf = Math.log(1 + 0.5 / (records + 0.5));
+      java.util.Map<Long, Double> fused = new java.util.HashMap<>();
+      for (SearchResult.Hit hit : text.hits()) {
+        fused.merge(hit.rowKey(), 0.5 * hit.value() / (hit.value() + 0.5 * idf), Double::sum);
+      }
+      for (SearchResult.Hit hit : meaning.hits()) {
+        fused.merge(hit.rowKey(), 0.5 * hit.value(), Double::sum);
+      }
+      List<Long> expected =
+          fused.entrySet().stream()
+              .sorted(
+                  java.util.Map.Entry.<Long, Double>comparingByValue()
+                      .thenComparing(java.util.Map.Entry.comparingByKey())
+                      .reversed())
+              .map(java.util.Map.Entry::getKey)
+              .limit(30)
+              .toList();
+      List<Long> paged = new java.util.ArrayList<>();
+      SearchResult page = null;
+      while (paged.size() < expected.size()) {
+        SearchQuery.Builder next =
+            SearchQuery.of("release", SearchQuery.Ranking.HYBRID, 10)
+                .scopes(Set.of("p=a"))
+                .vector(east)
+                .offset(paged.size());
+        if (page != null) {
+          SearchResult.Hit last = page.hits().getLast();
+          next.after(new SearchQuery.After(last.value(), last.rowKey()), page.frozen());
+        }
+        page = index.search(next.build());
+        assertEquals(records, page.total(), "every record holds the word");
+        assertTrue(page.more(), "more follow");
+        for (SearchResult.Hit hit : page.hits()) {
+          assertEquals(fused.get(hit.rowKey()), hit.value(), 1e-9, "row " + hit.rowKey());
+          paged.add(hit.rowKey());
+        }
+      }
+      assertEquals(expected, paged, "the best of all the records, page after page");
+    }
+  }
+
+  @Test
   void aRecordHoldingTheWordScoresByMeaningTooWhenItIsNotAmongTheClosest() throws Exception {
     try (SearchIndex index = SearchIndex.inMemory()) {
       int records = SearchIndex.HYBRID_DEPTH * 2;

@@ -70,6 +70,23 @@ class TopRelevanceTest {
         assertEquals(DOCS, expected.size());
 
         assertPagesEqualTheFullSortScoringFewerThan(searcher, query, expected, DOCS / 4);
+
+        // With a lowest score: the hits at or above it, and none below, whatever the size asked.
+        float lowest = expected.get(300).score();
+        List<TopRelevance.Hit> atLeast =
+            searcher.search(query, new TopRelevance("row", DOCS, null, lowest));
+        assertEquals(expected.stream().filter(hit -> hit.score() >= lowest).toList(), atLeast);
+        assertTrue(
+            atLeast.size() > 300 && atLeast.size() < DOCS, "some, not all: " + atLeast.size());
+        AtomicLong collected = new AtomicLong();
+        List<TopRelevance.Hit> none =
+            searcher.search(
+                query,
+                counting(
+                    new TopRelevance("row", 10, null, Math.nextUp(expected.get(0).score())),
+                    collected));
+        assertEquals(List.of(), none, "nothing scores above the best");
+        assertTrue(collected.get() < DOCS / 4, "scored " + collected.get() + " to find none");
       }
     }
   }
