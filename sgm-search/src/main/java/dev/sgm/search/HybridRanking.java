@@ -21,7 +21,9 @@ import org.apache.lucene.search.Query;
  * last of them, so it can reach the page only on a words score high enough to beat the page's last
  * candidate so far; the search by words is told that score and skips every record below it. A
  * question whose closest records already fill the page then reads few of the records that hold its
- * words, however common they are.
+ * words, however common they are. (The closest come from an approximate neighbour graph: a close
+ * record the graph misses is found by its words only if they score high enough, as it was found only
+ * among the top candidates by words before.)
  */
 final class HybridRanking {
   private HybridRanking() {}
