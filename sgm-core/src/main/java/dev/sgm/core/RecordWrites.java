@@ -186,6 +186,17 @@ final class RecordWrites {
       Long expectedVersion,
       boolean ifAbsent,
       Change.Kind kind) {
+    return apply(tx, caller, validated, expectedVersion, ifAbsent, kind, null);
+  }
+
+  private StoreResult apply(
+      StorageTransaction tx,
+      Caller caller,
+      ObjectNode validated,
+      Long expectedVersion,
+      boolean ifAbsent,
+      Change.Kind kind,
+      String actingAgent) {
     // A fresh copy per attempt: storage may run this work again after a concurrent-write retry.
     ObjectNode record = validated.deepCopy();
     Scope scope = Scope.fromJson(record.get("scope"), "scope", ErrorCode.INVALID_RECORD);
@@ -228,11 +239,11 @@ final class RecordWrites {
             false,
             document,
             indexer.index(record)),
-        new WriteLog(kind, writerName(caller, record), plugins.keepsHistory()));
+        new WriteLog(kind, writerName(caller, actingAgent, record), plugins.keepsHistory()));
     MemoryRecord stored = MemoryRecord.of(record);
     Profile owner = plugins.ownerOf(stored.type());
     if (owner != null) {
-      owner.afterStore(writer(tx, caller), stored);
+      owner.afterStore(writer(tx, caller, actingAgent), stored);
     }
     return new StoreResult(stored, live == null, true);
   }
@@ -261,9 +272,15 @@ final class RecordWrites {
     }
   }
 
-  /** Who a history entry names as the writer: the authenticated principal, else the agent. */
-  private static String writerName(Caller caller, JsonNode record) {
-    return caller.principal().orElse(record.path("provenance").path("agent").asText(""));
+  /**
+   * Who wrote a version: the caller's principal; else the agent the operation acts for, when it
+   * names one; else the record's {@code provenance.agent}.
+   */
+  private static String writerName(Caller caller, String actingAgent, JsonNode record) {
+    return caller
+        .principal()
+        .orElse(
+            actingAgent != null ? actingAgent : record.path("provenance").path("agent").asText(""));
   }
 
   /**
@@ -346,6 +363,10 @@ final class RecordWrites {
 
   /** The engine's writes inside {@code tx}, on behalf of {@code caller}. */
   private RecordWriter writer(StorageTransaction tx, Caller caller) {
+    return writer(tx, caller, null);
+  }
+
+  private RecordWriter writer(StorageTransaction tx, Caller caller, String actingAgent) {
     return new RecordWriter() {
       @Override
       public StoreResult store(JsonNode record) {
@@ -354,7 +375,12 @@ final class RecordWrites {
 
       @Override
       public StoreResult store(JsonNode record, Change.Kind kind) {
-        return apply(tx, caller, prepare(record), null, false, kind);
+        return apply(tx, caller, prepare(record), null, false, kind, actingAgent);
+      }
+
+      @Override
+      public RecordWriter as(String agent) {
+        return writer(tx, caller, agent);
       }
 
       @Override

@@ -33,4 +33,12 @@ public interface RecordWriter {
 
   /** The storage transaction itself, for reading the version log and snapshots. */
   StorageTransaction storage();
+
+  /**
+   * This writer, its stores made in {@code agent}'s name when the caller has no principal (a
+   * principal always writes as itself): the writer of a version that an operation makes for the
+   * agent it names, such as a claim, is that agent, not the record's creator ({@code
+   * provenance.agent}, which stays).
+   */
+  RecordWriter as(String agent);
 }

@@ -111,7 +111,7 @@ final class Handoffs implements OwnedType {
           }
           ObjectNode changed = handoff.json();
           changed.withObjectProperty("data").put("state", "accepted").put("to_agent", agent);
-          return writer.store(changed).toJson();
+          return writer.as(agent).store(changed).toJson();
         });
   }
 

@@ -217,7 +217,7 @@ final class Tasks implements OwnedType {
               ObjectNode data = changed.withObjectProperty("data");
               data.put("assignee", agent).put("state", "in_progress");
               leases.grant(data, leaseMs);
-              return writer.store(changed).toJson();
+              return writer.as(agent).store(changed).toJson();
             });
     leases.watch(t.scope(), t.id(), claimed.path("record"));
     return claimed;
@@ -259,7 +259,7 @@ final class Tasks implements OwnedType {
               ObjectNode changed = task.json();
               ObjectNode data = changed.withObjectProperty("data");
               leases.grant(data, leaseMs != null ? leaseMs : data.path(Leases.LEASE_MS).asLong());
-              return writer.store(changed).toJson();
+              return writer.as(agent).store(changed).toJson();
             });
     leases.watch(t.scope(), t.id(), renewed.path("record"));
     return renewed;

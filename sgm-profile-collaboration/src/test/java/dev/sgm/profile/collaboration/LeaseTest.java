@@ -101,6 +101,28 @@ class LeaseTest {
   }
 
   @Test
+  void aClaimAndItsHeartbeatAreWrittenByTheAgentClaiming(@TempDir Path dir) {
+    try (SgmRuntime sgm = open(dir)) {
+      String since = sgm.service().changes(CALLER, ChangesRequest.of(SCOPE)).next();
+      task(sgm, "t0");
+      claim(sgm, "t0", "worker-1", 60_000L);
+      heartbeat(sgm, "t0", "worker-1");
+      List<String> writers = new ArrayList<>();
+      for (ChangeEvent e :
+          sgm.service().changes(CALLER, ChangesRequest.of(SCOPE).since(since)).events()) {
+        writers.add(e.kind() + " " + e.version() + " by " + e.agent());
+      }
+      assertEquals(
+          List.of("stored 1 by lead", "stored 2 by worker-1", "stored 3 by worker-1"), writers);
+      JsonNode task = call(sgm, "read", "{'scope': {'project': 'leases'}, 'id': 't0'}");
+      assertEquals(
+          "lead",
+          task.path("record").path("provenance").path("agent").asText(),
+          "the creator stays the record's agent");
+    }
+  }
+
+  @Test
   void aClaimThatIsNotRenewedLapsesWithinItsLeaseAndTheBound(@TempDir Path dir) throws Exception {
     try (SgmRuntime sgm = open(dir)) {
       task(sgm, "t1");
