@@ -15,9 +15,10 @@ sgm_bench_java() {
   local version
   version=$(sed -n 's:.*<version>\(.*\)</version>.*:\1:p' "$root/pom.xml" | head -n 1)
   local path="$root/sgm-benchmarks/target/sgm-benchmarks-$version.jar:$root/sgm-benchmarks/target/lib"
-  # The vector module as the launcher gives it to servers: Lucene computes vector similarity with it.
+  # Native access and the vector module as the launcher gives them to servers: Lucene computes vector
+  # similarity with the vector module; ONNX Runtime, the tokenizer and gRPC load native libraries.
   # shellcheck disable=SC2086 # options are words
-  exec "$JAVA_HOME/bin/java" "-Xmx$heap" --enable-native-access=org.apache.lucene.core \
+  exec "$JAVA_HOME/bin/java" "-Xmx$heap" --enable-native-access=org.apache.lucene.core,io.grpc.netty.shaded,com.microsoft.onnxruntime,ai.djl.tokenizers \
     --add-modules jdk.incubator.vector ${SGM_BENCH_JAVA_OPTS:-} \
     --module-path "$path${SGM_BENCH_PLUGINS:+:$SGM_BENCH_PLUGINS}" \
     --module "dev.sgm.bench/dev.sgm.bench.$main" "$@"
