@@ -22,8 +22,8 @@ import org.apache.lucene.search.Query;
  * candidate so far; the search by words is told that score and skips every record below it. A
  * question whose closest records already fill the page then reads few of the records that hold its
  * words, however common they are. (The closest come from an approximate neighbour graph: a close
- * record the graph misses is found by its words only if they score high enough, as it was found only
- * among the top candidates by words before.)
+ * record the graph misses is found by its words only if they score high enough, as it was found
+ * only among the top candidates by words before.)
  */
 final class HybridRanking {
   private HybridRanking() {}
