@@ -21,9 +21,12 @@ import org.apache.lucene.search.Query;
  * last of them, so it can reach the page only on a words score high enough to beat the page's last
  * candidate so far; the search by words is told that score and skips every record below it. A
  * question whose closest records already fill the page then reads few of the records that hold its
- * words, however common they are. (The closest come from an approximate neighbour graph: a close
- * record the graph misses is found by its words only if they score high enough, as it was found
- * only among the top candidates by words before.)
+ * words, however common they are.
+ *
+ * <p>The closest come from an approximate neighbour graph, which can miss a record closer than the
+ * last of them; such a record is then a candidate only if its words alone would place it on the
+ * page, where before it was one whenever it was among the best hundred by words. A graph search
+ * typically misses records near the last of the closest, for which the bound nearly holds.
  */
 final class HybridRanking {
   private HybridRanking() {}
@@ -57,12 +60,12 @@ final class HybridRanking {
           closest.size() < depth
               ? 0
               : Relevance.meaning(Relevance.cosine(Collections.min(closest.values())));
-      double pageFloor = lastOfPage(q, fused);
-      if (q.minScore() > 0) {
-        // Everything at or above the caller's floor is counted in total, on the page or not.
-        pageFloor = Math.min(pageFloor, q.minScore());
-      }
-      double wordsNeeded = (pageFloor - Relevance.MEANING_WEIGHT * meaningBound) / WORDS_WEIGHT;
+      // With the caller's floor, total counts every candidate at or above it, on the page or not,
+      // and none below.
+      double pageFloor = q.minScore() > 0 ? q.minScore() : lastOfPage(q, fused);
+      // Less a little, so that rounding never loses a record on the boundary.
+      double wordsNeeded =
+          (pageFloor - Relevance.MEANING_WEIGHT * meaningBound) / WORDS_WEIGHT - 1e-9;
       if (wordsNeeded < 1) {
         float wordsFloor = bm25AtLeast(wordsNeeded, idfSum);
         lexical = topByWords(search, depth, wordsFloor, docs);
@@ -128,8 +131,7 @@ final class HybridRanking {
 
   /**
    * The lowest BM25 score whose words part ({@link Relevance#words}) is at least {@code share},
-   * rounded down so that float scores on the boundary are not lost; minus infinity when any score
-   * is.
+   * rounded down to a float; minus infinity when any score is.
    */
   private static float bm25AtLeast(double share, double idfSum) {
     if (share <= 0) {

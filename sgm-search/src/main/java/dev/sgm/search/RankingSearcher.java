@@ -62,6 +62,10 @@ final class RankingSearcher extends IndexSearcher {
       throws IOException {
     TermStatistics statistics = frozen == null ? null : frozen.term(term);
     if (statistics == null) {
+      // Counted once a search: a hybrid search weighs the same words in several queries.
+      statistics = used.term(term);
+    }
+    if (statistics == null) {
       statistics = super.termStatistics(term, docFreq, totalTermFreq);
       if (statistics != null && searchedCount() > 0) {
         long within =

@@ -524,6 +524,20 @@ class SearchIndexTest {
         }
       }
       assertEquals(expected, paged, "the best of all the records, page after page");
+
+      double floor = fused.get(expected.get(expected.size() - 1));
+      SearchResult raised =
+          index.search(
+              SearchQuery.of("release", SearchQuery.Ranking.HYBRID, 10)
+                  .scopes(Set.of("p=a"))
+                  .vector(east)
+                  .minScore(floor)
+                  .build());
+      assertEquals(expected.subList(0, 10), rows(raised));
+      assertEquals(
+          fused.values().stream().filter(score -> score >= floor).count(),
+          raised.total(),
+          "with min_score, total counts the records at or above it");
     }
   }
 
