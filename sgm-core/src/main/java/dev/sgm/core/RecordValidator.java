@@ -220,6 +220,19 @@ final class RecordValidator {
     }
   }
 
+  /**
+   * {@code invalid_request} naming {@code field} unless {@code agent} is a name an agent may have,
+   * as {@code provenance.agent} must be: not blank, at most {@link #MAX_NAME_LENGTH} characters.
+   */
+  static void requireAgentName(String agent, String field) {
+    if (agent == null || agent.isBlank()) {
+      throw SgmException.invalidRequest(field, "must be a non-empty string");
+    }
+    if (tooLong(agent)) {
+      throw SgmException.invalidRequest(field, "is longer than " + MAX_NAME_LENGTH + " characters");
+    }
+  }
+
   private static boolean tooLong(String text) {
     return text.length() > MAX_NAME_LENGTH
         && text.codePointCount(0, text.length()) > MAX_NAME_LENGTH;

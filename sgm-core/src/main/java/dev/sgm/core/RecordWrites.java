@@ -380,6 +380,7 @@ final class RecordWrites {
 
       @Override
       public RecordWriter as(String agent) {
+        RecordValidator.requireAgentName(agent, "agent");
         return writer(tx, caller, agent);
       }
 

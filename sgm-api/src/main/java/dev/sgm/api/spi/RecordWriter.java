@@ -38,7 +38,8 @@ public interface RecordWriter {
    * This writer, its stores made in {@code agent}'s name when the caller has no principal (a
    * principal always writes as itself): the writer of a version that an operation makes for the
    * agent it names, such as a claim, is that agent, not the record's creator ({@code
-   * provenance.agent}, which stays).
+   * provenance.agent}, which stays). {@code invalid_request} naming {@code agent} when it is not a
+   * name an agent may have (blank, or longer than {@code provenance.agent} may be).
    */
   RecordWriter as(String agent);
 }

@@ -7,7 +7,8 @@ import java.util.Objects;
  * feed, and, while history is kept, an entry of the version log.
  *
  * @param kind what happened, for the change feed
- * @param writer who wrote it: the authenticated principal, else the record's agent
+ * @param writer who wrote it: the authenticated principal; else the agent the operation acts for
+ *     ({@link RecordWriter#as}); else the record's agent
  * @param keepVersion whether the version log keeps this write (history is on)
  */
 public record WriteLog(Change.Kind kind, String writer, boolean keepVersion) {

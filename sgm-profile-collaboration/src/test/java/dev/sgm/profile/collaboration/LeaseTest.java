@@ -101,19 +101,40 @@ class LeaseTest {
   }
 
   @Test
-  void aClaimAndItsHeartbeatAreWrittenByTheAgentClaiming(@TempDir Path dir) {
+  void aClaimAHeartbeatAndAnAcceptedHandoffAreWrittenByTheAgentTheyName(@TempDir Path dir) {
     try (SgmRuntime sgm = open(dir)) {
       String since = sgm.service().changes(CALLER, ChangesRequest.of(SCOPE)).next();
       task(sgm, "t0");
       claim(sgm, "t0", "worker-1", 60_000L);
       heartbeat(sgm, "t0", "worker-1");
+      call(
+          sgm,
+          "store",
+          "{'record': {'id': 'h0', 'type': 'handoff', 'scope': {'project': 'leases'},"
+              + " 'provenance': {'agent': 'lead'}, 'content': 'finish the migration',"
+              + " 'data': {'from_agent': 'lead', 'state': 'open', 'summary': 'half done'}}}");
+      call(
+          sgm,
+          "handoffs.accept",
+          "{'scope': {'project': 'leases'}, 'id': 'h0', 'agent': 'worker-2'}");
       List<String> writers = new ArrayList<>();
       for (ChangeEvent e :
           sgm.service().changes(CALLER, ChangesRequest.of(SCOPE).since(since)).events()) {
-        writers.add(e.kind() + " " + e.version() + " by " + e.agent());
+        writers.add(e.id() + " " + e.version() + " by " + e.agent());
       }
       assertEquals(
-          List.of("stored 1 by lead", "stored 2 by worker-1", "stored 3 by worker-1"), writers);
+          List.of(
+              "t0 1 by lead",
+              "t0 2 by worker-1",
+              "t0 3 by worker-1",
+              "h0 1 by lead",
+              "h0 2 by worker-2"),
+          writers);
+      task(sgm, "t9");
+      SgmException tooLong =
+          assertThrows(SgmException.class, () -> claim(sgm, "t9", "w".repeat(257), null));
+      assertEquals(ErrorCode.INVALID_REQUEST, tooLong.code());
+      assertEquals("agent", tooLong.details().get(0).field(), "an agent name, as writer");
       JsonNode task = call(sgm, "read", "{'scope': {'project': 'leases'}, 'id': 't0'}");
       assertEquals(
           "lead",
