@@ -75,7 +75,8 @@ final class RecordWrites {
                 record,
                 request.expectedVersion(),
                 request.ifAbsent(),
-                Change.Kind.STORED));
+                Change.Kind.STORED,
+                null));
   }
 
   BatchStoreResult storeBatch(Caller caller, BatchStoreRequest request) {
@@ -94,7 +95,14 @@ final class RecordWrites {
             StoreResult result;
             try {
               result =
-                  apply(tx, caller, records.get(i), null, request.ifAbsent(), Change.Kind.STORED);
+                  apply(
+                      tx,
+                      caller,
+                      records.get(i),
+                      null,
+                      request.ifAbsent(),
+                      Change.Kind.STORED,
+                      null);
             } catch (SgmException e) {
               throw e.withFieldPrefix("records[" + i + "].");
             }
@@ -147,7 +155,7 @@ final class RecordWrites {
     }
     return Optional.of(
         storage.inShortTransaction(
-            tx -> apply(tx, caller, record, version, false, Change.Kind.STORED)));
+            tx -> apply(tx, caller, record, version, false, Change.Kind.STORED, null)));
   }
 
   /**
@@ -177,18 +185,9 @@ final class RecordWrites {
   /**
    * Stores one validated record in {@code tx}: checks the caller's rights and the expected state,
    * fills the server-set fields, and leaves an unchanged record as it is (same version, no log
-   * entry).
+   * entry). {@code actingAgent}, when not null, is who writes it absent a principal ({@link
+   * RecordWriter#as}).
    */
-  private StoreResult apply(
-      StorageTransaction tx,
-      Caller caller,
-      ObjectNode validated,
-      Long expectedVersion,
-      boolean ifAbsent,
-      Change.Kind kind) {
-    return apply(tx, caller, validated, expectedVersion, ifAbsent, kind, null);
-  }
-
   private StoreResult apply(
       StorageTransaction tx,
       Caller caller,

@@ -48,6 +48,34 @@ class SearchIndexTest {
         .build();
   }
 
+  /**
+   * Each record's hybrid score worked out from the index's text (BM25) and semantic rankings: half
+   * by words on the shared scale, given the query's idf, half by meaning.
+   */
+  private static java.util.Map<Long, Double> fused(
+      SearchResult text, SearchResult meaning, double idf) {
+    java.util.Map<Long, Double> fused = new java.util.HashMap<>();
+    for (SearchResult.Hit hit : text.hits()) {
+      fused.merge(hit.rowKey(), 0.5 * hit.value() / (hit.value() + 0.5 * idf), Double::sum);
+    }
+    for (SearchResult.Hit hit : meaning.hits()) {
+      fused.merge(hit.rowKey(), 0.5 * hit.value(), Double::sum);
+    }
+    return fused;
+  }
+
+  /** The best {@code n} rows of {@code scores}, ties by row key, newest first. */
+  private static List<Long> bestFirst(java.util.Map<Long, Double> scores, int n) {
+    return scores.entrySet().stream()
+        .sorted(
+            java.util.Map.Entry.<Long, Double>comparingByValue()
+                .thenComparing(java.util.Map.Entry.comparingByKey())
+                .reversed())
+        .map(java.util.Map.Entry::getKey)
+        .limit(n)
+        .toList();
+  }
+
   @Test
   void analysisStemsDropsFunctionWordsAndKeepsIdentifiers() {
     assertEquals(List.of("build", "tool"), TextAnalysis.terms("What build tools do we use?"));
@@ -401,22 +429,8 @@ class SearchIndexTest {
         }
       }
       double idf = Math.log(1 + (docs - df + 0.5) / (df + 0.5));
-      java.util.Map<Long, Double> fused = new java.util.HashMap<>();
-      for (SearchResult.Hit hit : text.hits()) {
-        fused.merge(hit.rowKey(), 0.5 * hit.value() / (hit.value() + 0.5 * idf), Double::sum);
-      }
-      for (SearchResult.Hit hit : meaning.hits()) {
-        fused.merge(hit.rowKey(), 0.5 * hit.value(), Double::sum);
-      }
-      List<Long> expected =
-          fused.entrySet().stream()
-              .sorted(
-                  java.util.Map.Entry.<Long, Double>comparingByValue()
-                      .thenComparing(java.util.Map.Entry.comparingByKey())
-                      .reversed())
-              .map(java.util.Map.Entry::getKey)
-              .limit(10)
-              .toList();
+      java.util.Map<Long, Double> fused = fused(text, meaning, idf);
+      List<Long> expected = bestFirst(fused, 10);
       for (int run = 0; run < 20; run++) {
         SearchResult hybrid =
             index.search(
@@ -487,22 +501,8 @@ class SearchIndexTest {
                   .build());
       assertEquals(records, text.hits().size());
       double idf = Math.log(1 + 0.5 / (records + 0.5));
-      java.util.Map<Long, Double> fused = new java.util.HashMap<>();
-      for (SearchResult.Hit hit : text.hits()) {
-        fused.merge(hit.rowKey(), 0.5 * hit.value() / (hit.value() + 0.5 * idf), Double::sum);
-      }
-      for (SearchResult.Hit hit : meaning.hits()) {
-        fused.merge(hit.rowKey(), 0.5 * hit.value(), Double::sum);
-      }
-      List<Long> expected =
-          fused.entrySet().stream()
-              .sorted(
-                  java.util.Map.Entry.<Long, Double>comparingByValue()
-                      .thenComparing(java.util.Map.Entry.comparingByKey())
-                      .reversed())
-              .map(java.util.Map.Entry::getKey)
-              .limit(30)
-              .toList();
+      java.util.Map<Long, Double> fused = fused(text, meaning, idf);
+      List<Long> expected = bestFirst(fused, 30);
       List<Long> paged = new java.util.ArrayList<>();
       SearchResult page = null;
       while (paged.size() < expected.size()) {
