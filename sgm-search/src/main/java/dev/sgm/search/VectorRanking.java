@@ -15,6 +15,7 @@ import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.util.IOBooleanSupplier;
 
 /**
  * Ranking by meaning: the records closest to the query's embedding (HNSW), among those whose
@@ -40,23 +41,17 @@ final class VectorRanking {
    * no searched record holds a word of the query ({@code aWordIsHeld}, asked only then). A record
    * not embedded yet is not among them (the answer's retrieval says how many wait).
    */
-  static Map<Long, Double> matching(Map<Long, Double> closest, WordHeld aWordIsHeld)
+  static Map<Long, Double> matching(Map<Long, Double> closest, IOBooleanSupplier aWordIsHeld)
       throws IOException {
     Map<Long, Double> matching = new LinkedHashMap<>();
     double best =
         closest.values().stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
     if (closest.isEmpty()
-        || (Relevance.cosine(best) < Relevance.QUERY_FLOOR && !aWordIsHeld.check())) {
+        || (Relevance.cosine(best) < Relevance.QUERY_FLOOR && !aWordIsHeld.get())) {
       return matching;
     }
     closest.forEach((row, score) -> addIfMatching(matching, row, score));
     return matching;
-  }
-
-  /** Whether a searched record holds one of the query's words, worked out only when asked. */
-  @FunctionalInterface
-  interface WordHeld {
-    boolean check() throws IOException;
   }
 
   /**
