@@ -26,6 +26,9 @@ final class RecordValidator {
   static final int MAX_TYPE_LENGTH = 64;
   private static final Pattern TYPE = Pattern.compile("[a-z][a-z0-9_.-]*");
 
+  /** Why a blank agent name, or one that is not a string, is refused. */
+  private static final String NOT_A_NAME = "must be a non-empty string";
+
   private final long maxRecordBytes;
 
   RecordValidator(long maxRecordBytes) {
@@ -155,12 +158,9 @@ final class RecordValidator {
     if (agent == null || agent.isNull()) {
       throw SgmException.invalidRecord("provenance.agent", "is required");
     }
-    if (!agent.isTextual() || agent.textValue().isBlank()) {
-      throw SgmException.invalidRecord("provenance.agent", "must be a non-empty string");
-    }
-    if (tooLong(agent.textValue())) {
-      throw SgmException.invalidRecord(
-          "provenance.agent", "is longer than " + MAX_NAME_LENGTH + " characters");
+    String agentProblem = agent.isTextual() ? agentNameProblem(agent.textValue()) : NOT_A_NAME;
+    if (agentProblem != null) {
+      throw SgmException.invalidRecord("provenance.agent", agentProblem);
     }
     for (String field : new String[] {"session", "origin", "principal"}) {
       JsonNode node = provenance.get(field);
@@ -225,12 +225,21 @@ final class RecordValidator {
    * as {@code provenance.agent} must be: not blank, at most {@link #MAX_NAME_LENGTH} characters.
    */
   static void requireAgentName(String agent, String field) {
+    String problem = agentNameProblem(agent);
+    if (problem != null) {
+      throw SgmException.invalidRequest(field, problem);
+    }
+  }
+
+  /** Why {@code agent} is not a name an agent may have, or null when it is one. */
+  private static String agentNameProblem(String agent) {
     if (agent == null || agent.isBlank()) {
-      throw SgmException.invalidRequest(field, "must be a non-empty string");
+      return NOT_A_NAME;
     }
     if (tooLong(agent)) {
-      throw SgmException.invalidRequest(field, "is longer than " + MAX_NAME_LENGTH + " characters");
+      return "is longer than " + MAX_NAME_LENGTH + " characters";
     }
+    return null;
   }
 
   private static boolean tooLong(String text) {

@@ -357,14 +357,13 @@ final class RecordWrites {
 
   /** Runs profile work in one transaction, with the engine's own writes. */
   <T> T atomically(Caller caller, Function<RecordWriter, T> work) {
-    return storage.inTransaction(tx -> work.apply(writer(tx, caller)));
+    return storage.inTransaction(tx -> work.apply(writer(tx, caller, null)));
   }
 
-  /** The engine's writes inside {@code tx}, on behalf of {@code caller}. */
-  private RecordWriter writer(StorageTransaction tx, Caller caller) {
-    return writer(tx, caller, null);
-  }
-
+  /**
+   * The engine's writes inside {@code tx}, on behalf of {@code caller}, written as {@code
+   * actingAgent} absent a principal when not null ({@link RecordWriter#as}).
+   */
   private RecordWriter writer(StorageTransaction tx, Caller caller, String actingAgent) {
     return new RecordWriter() {
       @Override
