@@ -81,6 +81,11 @@ public final class SentenceVectors implements EmbedderProvider {
     }
 
     @Override
+    public Calibration calibration() {
+      return model.calibration();
+    }
+
+    @Override
     public int dimensions() {
       return model.dimensions();
     }

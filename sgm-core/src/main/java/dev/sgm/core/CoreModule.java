@@ -89,7 +89,8 @@ final class CoreModule {
         storage,
         indexDir,
         embedder,
-        embedder == null ? null : embedder.providerName(),
+        // The model too: a plugin whose settings choose another model makes other vectors.
+        embedder == null ? null : embedder.providerName() + "/" + embedder.model(),
         config.getBoolean(ConfigLoader.EMBED_IN_BACKGROUND, true));
   }
 

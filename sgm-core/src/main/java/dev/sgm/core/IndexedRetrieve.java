@@ -13,6 +13,7 @@ import dev.sgm.api.SgmException;
 import dev.sgm.api.spi.Embedder;
 import dev.sgm.api.spi.RecordIndex.FieldValue;
 import dev.sgm.api.spi.StoredRecord;
+import dev.sgm.search.MeaningScale;
 import dev.sgm.search.SearchIndex;
 import dev.sgm.search.SearchQuery;
 import dev.sgm.search.SearchResult;
@@ -88,7 +89,8 @@ final class IndexedRetrieve {
         mode == RetrieveQuery.Mode.TEXT
             ? null
             : search.queryVector(cut ? asked.substring(0, MAX_EMBEDDED_QUERY_CHARS) : asked);
-    SearchQuery.Builder searchQuery = searchQuery(caller, query, within, mode, vector, cursor);
+    SearchQuery.Builder searchQuery =
+        searchQuery(caller, query, within, mode, vector, vector == null ? null : scale(), cursor);
     ReadYourWrites.Answer<Found> answer =
         readYourWrites.search(
             start,
@@ -115,6 +117,13 @@ final class IndexedRetrieve {
         retrieval(mode, answer.found().pendingEmbeddings(), cut && vector != null, result);
     return new RetrieveResult(
         page.records(), result.total(), next, byRelevance ? page.scores() : null, retrieval);
+  }
+
+  /** How to read the closeness of the active model, as it states it. */
+  private MeaningScale scale() {
+    Embedder.Calibration calibration = search.embedder().calibration();
+    return new MeaningScale(
+        calibration.recordFloor(), calibration.queryFloor(), calibration.meaningWeight());
   }
 
   /** The ranking asked for, or the default; {@code unsupported_capability} without a model. */
@@ -154,6 +163,7 @@ final class IndexedRetrieve {
       List<Scope> within,
       RetrieveQuery.Mode mode,
       float[] vector,
+      MeaningScale scale,
       Cursors.Relevance cursor) {
     List<String> fields = new ArrayList<>();
     List<String> withheldFields = new ArrayList<>();
@@ -170,7 +180,7 @@ final class IndexedRetrieve {
         .createdAfter(RecordIndexer.micros(query.createdAfter()))
         .createdBefore(RecordIndexer.micros(query.createdBefore()))
         .updatedAfter(RecordIndexer.micros(query.updatedAfter()))
-        .vector(vector)
+        .vector(vector, scale)
         .minScore(query.minScore() == null ? 0 : query.minScore())
         .order(order(query))
         .offset(cursor == null ? 0 : cursor.offset())

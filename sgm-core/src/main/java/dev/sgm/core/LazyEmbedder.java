@@ -55,6 +55,11 @@ final class LazyEmbedder implements Embedder {
   }
 
   @Override
+  public Calibration calibration() {
+    return instance().calibration();
+  }
+
+  @Override
   public List<float[]> embedPassages(List<String> texts) {
     return instance().embedPassages(texts);
   }

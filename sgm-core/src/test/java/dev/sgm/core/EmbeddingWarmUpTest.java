@@ -33,6 +33,11 @@ class EmbeddingWarmUpTest {
     }
 
     @Override
+    public Calibration calibration() {
+      return new Calibration(0.5, 0.6, 0.5);
+    }
+
+    @Override
     public int dimensions() {
       return 2;
     }

@@ -19,6 +19,11 @@ class QueryVectorsTest {
     }
 
     @Override
+    public Calibration calibration() {
+      return new Calibration(0.5, 0.6, 0.5);
+    }
+
+    @Override
     public int dimensions() {
       return 1;
     }

@@ -36,6 +36,7 @@ final class HybridRanking {
     SearchQuery q = search.query();
     int depth = Math.max(SearchIndex.HYBRID_DEPTH, q.offset() + q.limit() + 1);
     boolean hasTerms = !search.terms().isEmpty();
+    MeaningScale scale = q.scale();
     // Each candidate's document in the searcher's reader, to look at the candidates alone later.
     Map<Long, Integer> docs = new HashMap<>();
     Map<Long, Double> closest = VectorRanking.closest(search, depth, docs);
@@ -45,10 +46,11 @@ final class HybridRanking {
         hasTerms ? byWords(search, docsOf(closest.keySet(), docs)) : Map.of();
     Map<Long, Double> meaning =
         VectorRanking.matching(
-            closest, () -> !closestByWords.isEmpty() || VectorRanking.holdsAWord(search));
+            closest, scale, () -> !closestByWords.isEmpty() || VectorRanking.holdsAWord(search));
     Map<Long, Double> fused = new HashMap<>();
-    meaning.forEach((row, score) -> fused.put(row, Relevance.MEANING_WEIGHT * score));
-    closestByWords.forEach((row, bm25) -> fused.merge(row, wordsPart(bm25, idfSum), Double::sum));
+    meaning.forEach((row, score) -> fused.put(row, scale.meaningWeight() * score));
+    closestByWords.forEach(
+        (row, bm25) -> fused.merge(row, wordsPart(bm25, idfSum, scale), Double::sum));
 
     Map<Long, Double> lexical = new HashMap<>();
     // Whether the search by words found every record holding a word.
@@ -59,13 +61,13 @@ final class HybridRanking {
       double meaningBound =
           closest.size() < depth
               ? 0
-              : Relevance.meaning(Relevance.cosine(Collections.min(closest.values())));
+              : scale.meaning(Relevance.cosine(Collections.min(closest.values())));
       // With the caller's floor, total counts every candidate at or above it, on the page or not,
       // and none below.
       double pageFloor = q.minScore() > 0 ? q.minScore() : lastOfPage(q, fused);
       // Less a little, so that rounding never loses a record on the boundary.
       double wordsNeeded =
-          (pageFloor - Relevance.MEANING_WEIGHT * meaningBound) / WORDS_WEIGHT - 1e-9;
+          (pageFloor - scale.meaningWeight() * meaningBound) / scale.wordsWeight() - 1e-9;
       if (wordsNeeded < 1) {
         float wordsFloor = bm25AtLeast(wordsNeeded, idfSum);
         lexical = topByWords(search, depth, wordsFloor, docs);
@@ -75,9 +77,9 @@ final class HybridRanking {
     Set<Long> byWordsOnly = new HashSet<>(lexical.keySet());
     byWordsOnly.removeAll(closest.keySet());
     VectorRanking.matchingByMeaning(search, docsOf(byWordsOnly, docs))
-        .forEach((row, score) -> fused.put(row, Relevance.MEANING_WEIGHT * score));
+        .forEach((row, score) -> fused.put(row, scale.meaningWeight() * score));
     for (Long row : byWordsOnly) {
-      fused.merge(row, wordsPart(lexical.get(row), idfSum), Double::sum);
+      fused.merge(row, wordsPart(lexical.get(row), idfSum, scale), Double::sum);
     }
 
     long total;
@@ -101,10 +103,8 @@ final class HybridRanking {
         q, fused, total, new SearchQuery.Frozen(search.used()), search.truncated());
   }
 
-  private static final double WORDS_WEIGHT = 1 - Relevance.MEANING_WEIGHT;
-
-  private static double wordsPart(double bm25, double idfSum) {
-    return WORDS_WEIGHT * Relevance.words(bm25, idfSum);
+  private static double wordsPart(double bm25, double idfSum, MeaningScale scale) {
+    return scale.wordsWeight() * Relevance.words(bm25, idfSum);
   }
 
   /**

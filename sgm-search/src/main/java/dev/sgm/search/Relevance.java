@@ -13,43 +13,22 @@ import org.apache.lucene.search.TermStatistics;
  * normalised within a query's own candidates, so that the best candidate of a question about
  * nothing stored does not score as high as the best answer to a good one.
  *
- * <p>By meaning: {@code (cosine - RECORD_FLOOR) / (1 - RECORD_FLOOR)}, 0 at the floor and 1 for a
- * text identical in meaning. By words: {@code bm25 / (bm25 + WORDS_HALF * Σ idf)}, where Σ idf is
- * the most a record could score for the query's words (Lucene's BM25 gives a word at most its idf);
- * a record scores 0.5 when it holds about half of what the query asks for. Hybrid averages the two.
- * The floors and the half point were chosen on data (docs/spec/retrieval.md says how).
+ * <p>By meaning: {@code (cosine - recordFloor) / (1 - recordFloor)}, 0 at the model's record floor
+ * and 1 for a text identical in meaning ({@link MeaningScale}; each model has its own floors). By
+ * words: {@code bm25 / (bm25 + WORDS_HALF * Σ idf)}, where Σ idf is the most a record could score
+ * for the query's words (Lucene's BM25 gives a word at most its idf); a record scores 0.5 when it
+ * holds about half of what the query asks for. Hybrid takes the weighted sum of the two. The
+ * floors, the weights and the half point were chosen on data (docs/spec/retrieval.md says how).
  */
 public final class Relevance {
-  /**
-   * The cosine similarity below which a record matches nothing by meaning: it is returned only if
-   * it holds one of the query's words.
-   */
-  public static final double RECORD_FLOOR = 0.5;
-
-  /**
-   * The cosine similarity the best record of the searched scopes must reach for a query none of
-   * whose words they hold to match anything there by meaning: below it, the question is about
-   * nothing stored. (A model of this size finds some likeness in any two texts; a held word is
-   * evidence enough that the question is about something there.)
-   */
-  public static final double QUERY_FLOOR = 0.6;
-
   /** The share of the query's Σ idf at which a record scores 0.5 by words. */
   static final double WORDS_HALF = 0.5;
-
-  /** The weight of meaning in a hybrid score; words have the rest. */
-  static final double MEANING_WEIGHT = 0.5;
 
   private Relevance() {}
 
   /** The cosine similarity of a DOT_PRODUCT vector hit's score ({@code (1 + dot) / 2}). */
   static double cosine(double vectorScore) {
     return 2 * vectorScore - 1;
-  }
-
-  /** A cosine similarity on the shared scale. */
-  static double meaning(double cosine) {
-    return Math.max(0, Math.min(1, (cosine - RECORD_FLOOR) / (1 - RECORD_FLOOR)));
   }
 
   /** A BM25 score on the shared scale, given the query's Σ idf. */

@@ -19,6 +19,7 @@ import java.util.Set;
  *     arrive ({@link Long#MAX_VALUE}: all)
  * @param text the query text, or null for a query ordered by time
  * @param vector the query's embedding for semantic and hybrid ranking, or null
+ * @param scale how to read the closeness of the model that made {@code vector}, or null without one
  * @param minScore the lowest score a semantic or hybrid result may have ({@link Relevance}'s
  *     scale); 0 for the floors alone
  * @param offset how many results earlier pages returned (for the depth of candidate lists)
@@ -48,6 +49,7 @@ public record SearchQuery(
     String text,
     Ranking ranking,
     float[] vector,
+    MeaningScale scale,
     double minScore,
     Order order,
     int limit,
@@ -97,6 +99,9 @@ public record SearchQuery(
     withheldFields = List.copyOf(withheldFields);
     Objects.requireNonNull(ranking, "ranking");
     Objects.requireNonNull(order, "order");
+    if (vector != null) {
+      Objects.requireNonNull(scale, "scale");
+    }
   }
 
   /**
@@ -125,6 +130,7 @@ public record SearchQuery(
     private Long updatedAfter;
     private long mark = Long.MAX_VALUE;
     private float[] vector;
+    private MeaningScale scale;
     private double minScore;
     private long vectorGeneration = Long.MAX_VALUE;
     private Order order;
@@ -218,13 +224,16 @@ public record SearchQuery(
       return this;
     }
 
-    /** The query's embedding, for semantic and hybrid ranking. */
-    public Builder vector(float[] vector) {
+    /**
+     * Ranks by closeness to {@code vector}, made by the model whose closeness {@code scale} reads.
+     */
+    public Builder vector(float[] vector, MeaningScale scale) {
       this.vector = vector;
+      this.scale = scale;
       return this;
     }
 
-    /** Only embeddings added at or before this generation rank by meaning. */
+    /** The lowest score a semantic or hybrid result may have; 0 for the floors alone. */
     public Builder minScore(double minScore) {
       this.minScore = minScore;
       return this;
@@ -272,6 +281,7 @@ public record SearchQuery(
           text,
           ranking,
           vector,
+          scale,
           minScore,
           order,
           limit,

@@ -28,7 +28,8 @@ final class VectorRanking {
   static SearchResult semantic(PreparedSearch search) throws IOException {
     SearchQuery q = search.query();
     int depth = Math.max(SearchIndex.HYBRID_DEPTH, q.offset() + q.limit() + 1);
-    Map<Long, Double> matching = matching(closest(search, depth, null), () -> holdsAWord(search));
+    Map<Long, Double> matching =
+        matching(closest(search, depth, null), q.scale(), () -> holdsAWord(search));
     matching.values().removeIf(score -> score < q.minScore());
     return ScoredPage.of(
         q, matching, matching.size(), new SearchQuery.Frozen(new Statistics()), search.truncated());
@@ -36,21 +37,21 @@ final class VectorRanking {
 
   /**
    * Those of {@code closest} (vector scores by row, from {@link #closest}) that match the query by
-   * meaning, with their scores on {@link Relevance}'s scale: those at or above {@link
-   * Relevance#RECORD_FLOOR}; none when even the closest is below {@link Relevance#QUERY_FLOOR} and
-   * no searched record holds a word of the query ({@code aWordIsHeld}, asked only then). A record
-   * not embedded yet is not among them (the answer's retrieval says how many wait).
+   * meaning, with their scores on {@link Relevance}'s scale: those at or above the model's record
+   * floor; none when even the closest is below its query floor and no searched record holds a word
+   * of the query ({@code aWordIsHeld}, asked only then). A record not embedded yet is not among
+   * them (the answer's retrieval says how many wait).
    */
-  static Map<Long, Double> matching(Map<Long, Double> closest, IOBooleanSupplier aWordIsHeld)
+  static Map<Long, Double> matching(
+      Map<Long, Double> closest, MeaningScale scale, IOBooleanSupplier aWordIsHeld)
       throws IOException {
     Map<Long, Double> matching = new LinkedHashMap<>();
     double best =
         closest.values().stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
-    if (closest.isEmpty()
-        || (Relevance.cosine(best) < Relevance.QUERY_FLOOR && !aWordIsHeld.get())) {
+    if (closest.isEmpty() || (Relevance.cosine(best) < scale.queryFloor() && !aWordIsHeld.get())) {
       return matching;
     }
-    closest.forEach((row, score) -> addIfMatching(matching, row, score));
+    closest.forEach((row, score) -> addIfMatching(matching, row, score, scale));
     return matching;
   }
 
@@ -80,16 +81,18 @@ final class VectorRanking {
             docs.length);
     List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
     for (ScoreDoc hit : top.scoreDocs) {
-      addIfMatching(matching, IndexFields.rowKey(leaves, hit.doc), hit.score);
+      addIfMatching(
+          matching, IndexFields.rowKey(leaves, hit.doc), hit.score, search.query().scale());
     }
     return matching;
   }
 
   /** Adds {@code row} on the shared scale when its vector score is at or above the record floor. */
-  private static void addIfMatching(Map<Long, Double> matching, long row, double vectorScore) {
+  private static void addIfMatching(
+      Map<Long, Double> matching, long row, double vectorScore, MeaningScale scale) {
     double cosine = Relevance.cosine(vectorScore);
-    if (cosine >= Relevance.RECORD_FLOOR) {
-      matching.put(row, Relevance.meaning(cosine));
+    if (cosine >= scale.recordFloor()) {
+      matching.put(row, scale.meaning(cosine));
     }
   }
 

@@ -13,6 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class SearchIndexTest {
+  /** Floors at cosine 0.5 and 0.6, meaning and words weighed alike. */
+  private static final MeaningScale SCALE = new MeaningScale(0.5, 0.6, 0.5);
+
   private static IndexedRecord record(long row, String scope, String type, String content) {
     return new IndexedRecord(
         scope + ":" + row,
@@ -222,7 +225,7 @@ class SearchIndexTest {
       int clearance,
       List<String> withheldFields) {
     return SearchQuery.of(text, ranking, 10)
-        .vector(vector)
+        .vector(vector, SCALE)
         .within(within)
         .clearance(clearance, withheldFields)
         .build();
@@ -313,7 +316,7 @@ class SearchIndexTest {
       SearchQuery byMeaning =
           SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
               .scopes(Set.of("p=a"))
-              .vector(new float[] {1f, 0f})
+              .vector(new float[] {1f, 0f}, SCALE)
               .build();
       assertEquals(expected, rows(index.search(byMeaning)));
     }
@@ -340,7 +343,7 @@ class SearchIndexTest {
       SearchQuery byMeaning =
           SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
               .scopes(Set.of("p=a"))
-              .vector(new float[] {1f, 0f})
+              .vector(new float[] {1f, 0f}, SCALE)
               .build();
       assertEquals(closest(angles, 10), rows(index.search(byMeaning)));
       // Deleted (too few for the segments to be merged away), moved away in meaning, and a new
@@ -361,7 +364,7 @@ class SearchIndexTest {
               index.search(
                   SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, SearchIndex.HYBRID_DEPTH)
                       .scopes(Set.of("p=a"))
-                      .vector(new float[] {1f, 0f})
+                      .vector(new float[] {1f, 0f}, SCALE)
                       .build()));
       assertEquals(closest(angles, SearchIndex.HYBRID_DEPTH), after);
       assertEquals(1000L, after.get(0));
@@ -409,7 +412,7 @@ class SearchIndexTest {
           index.search(
               SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, depth)
                   .scopes(Set.of("p=a"))
-                  .vector(east)
+                  .vector(east, SCALE)
                   .build());
       assertTrue(text.hits().size() > 20 && text.hits().size() < depth, "some match the word");
       assertTrue(
@@ -436,7 +439,7 @@ class SearchIndexTest {
             index.search(
                 SearchQuery.of("release", SearchQuery.Ranking.HYBRID, 10)
                     .scopes(Set.of("p=a"))
-                    .vector(east)
+                    .vector(east, SCALE)
                     .build());
         assertEquals(expected, rows(hybrid), "run " + run);
         for (SearchResult.Hit hit : hybrid.hits()) {
@@ -463,7 +466,7 @@ class SearchIndexTest {
           index.search(
               SearchQuery.of("release", SearchQuery.Ranking.HYBRID, 10)
                   .scopes(Set.of("p=a"))
-                  .vector(new float[] {1f, 0f})
+                  .vector(new float[] {1f, 0f}, SCALE)
                   .build());
       assertEquals(records, hybrid.total(), "every record holds the word, and counts once");
     }
@@ -497,7 +500,7 @@ class SearchIndexTest {
           index.search(
               SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, records)
                   .scopes(Set.of("p=a"))
-                  .vector(east)
+                  .vector(east, SCALE)
                   .build());
       assertEquals(records, text.hits().size());
       double idf = Math.log(1 + 0.5 / (records + 0.5));
@@ -509,7 +512,7 @@ class SearchIndexTest {
         SearchQuery.Builder next =
             SearchQuery.of("release", SearchQuery.Ranking.HYBRID, 10)
                 .scopes(Set.of("p=a"))
-                .vector(east)
+                .vector(east, SCALE)
                 .offset(paged.size());
         if (page != null) {
           SearchResult.Hit last = page.hits().getLast();
@@ -530,7 +533,7 @@ class SearchIndexTest {
           index.search(
               SearchQuery.of("release", SearchQuery.Ranking.HYBRID, 10)
                   .scopes(Set.of("p=a"))
-                  .vector(east)
+                  .vector(east, SCALE)
                   .minScore(floor)
                   .build());
       assertEquals(expected.subList(0, 10), rows(raised));
@@ -567,7 +570,7 @@ class SearchIndexTest {
               SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
                   .scopes(Set.of("p=a"))
                   .ids(List.of("r" + zebra))
-                  .vector(east)
+                  .vector(east, SCALE)
                   .build());
       assertEquals(List.of(zebra), rows(text));
       assertEquals(List.of(zebra), rows(meaning), "it matches by meaning on its own");
@@ -575,7 +578,7 @@ class SearchIndexTest {
           index.search(
               SearchQuery.of("zebra", SearchQuery.Ranking.HYBRID, 10)
                   .scopes(Set.of("p=a"))
-                  .vector(east)
+                  .vector(east, SCALE)
                   .build());
       double idf = Math.log(1 + (records - 1 + 0.5) / (1 + 0.5));
       double words = text.hits().get(0).value() / (text.hits().get(0).value() + 0.5 * idf);
@@ -623,7 +626,7 @@ class SearchIndexTest {
       SearchQuery.Builder east =
           SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
               .scopes(Set.of("p=a"))
-              .vector(new float[] {1f, 0f});
+              .vector(new float[] {1f, 0f}, SCALE);
       SearchResult semantic = index.search(east.build());
       assertEquals(List.of(), rows(semantic));
       assertEquals(0, semantic.total());
@@ -631,7 +634,7 @@ class SearchIndexTest {
           index.search(
               SearchQuery.of("zebra", SearchQuery.Ranking.HYBRID, 10)
                   .scopes(Set.of("p=a"))
-                  .vector(new float[] {1f, 0f})
+                  .vector(new float[] {1f, 0f}, SCALE)
                   .build());
       assertEquals(List.of(), rows(hybrid));
       assertEquals(0, hybrid.total());
@@ -639,7 +642,7 @@ class SearchIndexTest {
           index.search(
               SearchQuery.of("note 3", SearchQuery.Ranking.HYBRID, 10)
                   .scopes(Set.of("p=a"))
-                  .vector(new float[] {1f, 0f})
+                  .vector(new float[] {1f, 0f}, SCALE)
                   .build());
       assertEquals(3L, rows(byWord).get(0), "the record holding both words first");
       assertEquals(3, byWord.total(), "each holds the word note");
@@ -652,6 +655,47 @@ class SearchIndexTest {
       assertEquals(0.8, close.hits().get(0).value(), 1e-6, "(0.9 - 0.5) / (1 - 0.5)");
       assertEquals(0.0, close.hits().get(2).value(), 1e-6, "at the floor");
       assertEquals(3, close.total());
+    }
+  }
+
+  @Test
+  void eachModelsScaleSetsItsFloorsAndTheWeightOfMeaning() throws Exception {
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      index.put(embedded(1, unit(0.9), 1));
+      index.put(embedded(2, unit(0.75), 1));
+      index.put(embedded(3, unit(0.65), 1));
+      index.refresh();
+      // A model whose unrelated texts sit near 0.7: floors at 0.7 and 0.8.
+      MeaningScale compressed = new MeaningScale(0.7, 0.8, 0.6);
+      SearchResult semantic =
+          index.search(
+              SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
+                  .scopes(Set.of("p=a"))
+                  .vector(new float[] {1f, 0f}, compressed)
+                  .build());
+      assertEquals(List.of(1L, 2L), rows(semantic), "0.65 is below this model's record floor");
+      assertEquals(2, semantic.total());
+      assertEquals((0.9 - 0.7) / (1 - 0.7), semantic.hits().get(0).value(), 1e-6);
+      SearchResult hybrid =
+          index.search(
+              SearchQuery.of("note", SearchQuery.Ranking.HYBRID, 10)
+                  .scopes(Set.of("p=a"))
+                  .vector(new float[] {1f, 0f}, compressed)
+                  .build());
+      // Every record holds "note" once, so all score alike by words; meaning weighs 0.6.
+      double words = hybrid.hits().get(2).value();
+      assertEquals(List.of(1L, 2L, 3L), rows(hybrid));
+      assertEquals(words + 0.6 * (0.9 - 0.7) / (1 - 0.7), hybrid.hits().get(0).value(), 1e-6);
+      assertEquals(words + 0.6 * (0.75 - 0.7) / (1 - 0.7), hybrid.hits().get(1).value(), 1e-6);
+
+      // With the closest below the query floor and no word held, nothing.
+      SearchResult nothing =
+          index.search(
+              SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
+                  .scopes(Set.of("p=a"))
+                  .vector(new float[] {1f, 0f}, new MeaningScale(0.7, 0.95, 0.6))
+                  .build());
+      assertEquals(List.of(), rows(nothing));
     }
   }
 
@@ -695,7 +739,7 @@ class SearchIndexTest {
       SearchQuery upToSeven =
           SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
               .scopes(Set.of("p=a"))
-              .vector(new float[] {0f, 1f})
+              .vector(new float[] {0f, 1f}, SCALE)
               .vectorGeneration(index.maxVectorGeneration())
               .build();
       SearchResult found = index.search(upToSeven);
@@ -715,7 +759,7 @@ class SearchIndexTest {
       SearchQuery.Builder north =
           SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
               .scopes(Set.of("p=a"))
-              .vector(new float[] {0f, 1f});
+              .vector(new float[] {0f, 1f}, SCALE);
       assertEquals(List.of(3L, 2L), rows(index.search(north.vectorGeneration(2).build())));
       SearchResult before = index.search(north.vectorGeneration(1).build());
       assertEquals(List.of(2L), rows(before), "the closest came in a later generation");

@@ -16,6 +16,13 @@ public interface Embedder extends AutoCloseable {
   int dimensions();
 
   /**
+   * How to read this model's cosine similarities, which no two models share: a question about
+   * nothing stored finds its closest record at about 0.5 with one model and 0.75 with another.
+   * Known without loading the model.
+   */
+  Calibration calibration();
+
+  /**
    * Embeds the texts of records (passages), one vector per text, in order. Vectors are unit length,
    * so the dot product is the cosine similarity.
    */
@@ -33,4 +40,28 @@ public interface Embedder extends AutoCloseable {
   /** Releases the model's native resources. */
   @Override
   void close();
+
+  /**
+   * Where a model's cosine similarities start to mean something, measured on data for each model.
+   *
+   * @param recordFloor the cosine below which a record is no closer to a query than an unrelated
+   *     text usually is: it matches by meaning from there up (scoring 0 there and 1 at cosine 1)
+   * @param queryFloor the cosine the closest record must reach for a query none of whose words is
+   *     held to be about anything stored; below it, the answer is nothing
+   * @param meaningWeight the weight of meaning in a hybrid score, words having the rest: how far
+   *     this model's closeness is to be trusted beside the words a record shares with the query
+   */
+  record Calibration(double recordFloor, double queryFloor, double meaningWeight) {
+    public Calibration {
+      if (!(recordFloor >= -1 && recordFloor < 1)) {
+        throw new IllegalArgumentException("recordFloor must be in [-1, 1): " + recordFloor);
+      }
+      if (!(queryFloor >= recordFloor && queryFloor <= 1)) {
+        throw new IllegalArgumentException("queryFloor must be in [recordFloor, 1]: " + queryFloor);
+      }
+      if (!(meaningWeight >= 0 && meaningWeight <= 1)) {
+        throw new IllegalArgumentException("meaningWeight must be in [0, 1]: " + meaningWeight);
+      }
+    }
+  }
 }

@@ -43,6 +43,14 @@ final class BgeEmbedder implements Embedder {
   static final String MODEL = "bge-small-en-v1.5-q";
   static final int DIMENSIONS = 384;
 
+  /**
+   * How to read this model's cosines (docs/spec/retrieval.md says how each was chosen on LoCoMo's
+   * tuning conversations): a record matches by meaning from 0.5 (about the median cosine between a
+   * question and an unrelated turn there, 0.53); a question none of whose words is held is about
+   * something stored only if its closest record reaches 0.6; meaning and words weigh alike.
+   */
+  static final Calibration CALIBRATION = new Calibration(0.5, 0.6, 0.5);
+
   /** The instruction bge models expect before a query (and not before a passage). */
   static final String QUERY_PREFIX = "Represent this sentence for searching relevant passages: ";
 
@@ -173,6 +181,11 @@ final class BgeEmbedder implements Embedder {
   @Override
   public int dimensions() {
     return DIMENSIONS;
+  }
+
+  @Override
+  public Calibration calibration() {
+    return CALIBRATION;
   }
 
   @Override

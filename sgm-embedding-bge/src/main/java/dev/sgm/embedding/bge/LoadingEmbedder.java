@@ -4,10 +4,10 @@ import dev.sgm.api.spi.Embedder;
 import java.util.List;
 
 /**
- * The model, loaded when it is first needed (some 0.7 s of a core): its name and the length of its
- * vectors are known without it, so that discovery, which reports them, does not wait for the load,
- * and a short command that never embeds never loads it. A server loads it off its start's path
- * ({@link #load()}).
+ * The model, loaded when it is first needed (some 0.7 s of a core): its name, the length of its
+ * vectors and its calibration are known without it, so that discovery, which reports them, does not
+ * wait for the load, and a short command that never embeds never loads it. A server loads it off
+ * its start's path ({@link #load()}).
  */
 final class LoadingEmbedder implements Embedder {
   private final BgeSettings settings;
@@ -41,6 +41,11 @@ final class LoadingEmbedder implements Embedder {
   @Override
   public int dimensions() {
     return BgeEmbedder.DIMENSIONS;
+  }
+
+  @Override
+  public Calibration calibration() {
+    return BgeEmbedder.CALIBRATION;
   }
 
   @Override

@@ -45,6 +45,7 @@ class BgeEmbedderTest {
     try {
       assertEquals("bge-small-en-v1.5-q", fresh.model());
       assertEquals(384, fresh.dimensions());
+      assertEquals(new Embedder.Calibration(0.5, 0.6, 0.5), fresh.calibration());
       assertArrayEquals(embedder.embedQuery("which database"), fresh.embedQuery("which database"));
       fresh.load(); // loaded already: nothing more
     } finally {
