@@ -89,8 +89,7 @@ final class CoreModule {
         storage,
         indexDir,
         embedder,
-        // The model too: a plugin whose settings choose another model makes other vectors.
-        embedder == null ? null : embedder.providerName() + "/" + embedder.model(),
+        embedder == null ? null : embedder.providerName(),
         config.getBoolean(ConfigLoader.EMBED_IN_BACKGROUND, true));
   }
 

@@ -32,7 +32,7 @@ final class IndexCommitData {
 
   /**
    * @param embeds whether an embedding model is active
-   * @param embedderName the plugin that provides it and its model, or "" without one
+   * @param embedderName the name of the plugin that provides it, or "" without one
    */
   IndexCommitData(Storage storage, boolean embeds, String embedderName) {
     this.storage = storage;

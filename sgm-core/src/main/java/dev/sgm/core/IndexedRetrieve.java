@@ -22,6 +22,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -121,7 +122,9 @@ final class IndexedRetrieve {
 
   /** How to read the closeness of the active model, as it states it. */
   private MeaningScale scale() {
-    Embedder.Calibration calibration = search.embedder().calibration();
+    Embedder.Calibration calibration =
+        Objects.requireNonNull(
+            search.embedder().calibration(), "the embedding model states no calibration");
     return new MeaningScale(
         calibration.recordFloor(), calibration.queryFloor(), calibration.meaningWeight());
   }

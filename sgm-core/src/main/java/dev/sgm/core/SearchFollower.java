@@ -161,8 +161,8 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
   /**
    * @param directory where the index lives, or null to keep it in memory
    * @param embedder the active embedding model, or null
-   * @param embedderName the plugin that provides it and its model ({@code plugin/model}), which the
-   *     index records: vectors of another model are not mixed with its own
+   * @param embedderName the name of the plugin that provides it, which the index records: vectors
+   *     of another model are not mixed with its own
    * @param embedInBackground whether this process embeds what records say ({@link
    *     ConfigLoader#EMBED_IN_BACKGROUND}); when not, the records are embedded by the next process
    *     that does

@@ -6,7 +6,8 @@ package dev.sgm.search;
  * about 0.5 with one model and 0.75 with another).
  *
  * @param recordFloor the cosine from which a record matches by meaning, scoring 0 there and 1 at
- *     cosine 1; below it, a record is returned only if it holds one of the query's words
+ *     cosine 1; below it, semantic never returns a record and hybrid only if it holds one of the
+ *     query's words
  * @param queryFloor the cosine the closest searched record must reach for a query none of whose
  *     words they hold to match anything there by meaning; below it, the question is about nothing
  *     stored (a model finds some likeness in any two texts; a held word is evidence enough that the
@@ -14,13 +15,14 @@ package dev.sgm.search;
  * @param meaningWeight the weight of meaning in a hybrid score; words have the rest
  */
 public record MeaningScale(double recordFloor, double queryFloor, double meaningWeight) {
+  /** Checks that the floors are ordered and that both meaning and words count in a hybrid score. */
   public MeaningScale {
     if (!(recordFloor >= -1 && recordFloor < 1 && queryFloor >= recordFloor && queryFloor <= 1)) {
       throw new IllegalArgumentException(
           "floors must satisfy -1 <= recordFloor < 1 and recordFloor <= queryFloor <= 1");
     }
-    if (!(meaningWeight >= 0 && meaningWeight <= 1)) {
-      throw new IllegalArgumentException("meaningWeight must be in [0, 1]: " + meaningWeight);
+    if (!(meaningWeight > 0 && meaningWeight < 1)) {
+      throw new IllegalArgumentException("meaningWeight must be in (0, 1): " + meaningWeight);
     }
   }
 

@@ -8,10 +8,10 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.TermStatistics;
 
 /**
- * The scale that semantic and hybrid scores share, in [0, 1] and comparable across queries, and the
- * floors below which a record matches nothing by meaning. Each part is absolute rather than
- * normalised within a query's own candidates, so that the best candidate of a question about
- * nothing stored does not score as high as the best answer to a good one.
+ * The scale that semantic and hybrid scores share, in [0, 1] and comparable across queries. Each
+ * part is absolute rather than normalised within a query's own candidates, so that the best
+ * candidate of a question about nothing stored does not score as high as the best answer to a good
+ * one.
  *
  * <p>By meaning: {@code (cosine - recordFloor) / (1 - recordFloor)}, 0 at the model's record floor
  * and 1 for a text identical in meaning ({@link MeaningScale}; each model has its own floors). By

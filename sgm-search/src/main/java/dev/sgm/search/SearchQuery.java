@@ -69,7 +69,7 @@ public record SearchQuery(
     TEXT,
     /** By closeness of the record's embedding to the query's. */
     SEMANTIC,
-    /** Both, each on {@link Relevance}'s shared scale, averaged. */
+    /** Both, each on {@link Relevance}'s shared scale, in the model's weighted sum. */
     HYBRID
   }
 
@@ -239,6 +239,7 @@ public record SearchQuery(
       return this;
     }
 
+    /** Only embeddings added at or before this generation rank by meaning. */
     public Builder vectorGeneration(long vectorGeneration) {
       this.vectorGeneration = vectorGeneration;
       return this;

@@ -16,9 +16,9 @@ public interface Embedder extends AutoCloseable {
   int dimensions();
 
   /**
-   * How to read this model's cosine similarities, which no two models share: a question about
-   * nothing stored finds its closest record at about 0.5 with one model and 0.75 with another.
-   * Known without loading the model.
+   * How to read this model's cosine similarities, which no two models share (between a question and
+   * an unrelated conversation turn of LoCoMo, the median is 0.53 with bge-small-en-v1.5 and 0.77
+   * with e5-small-v2). Known without loading the model.
    */
   Calibration calibration();
 
@@ -44,12 +44,14 @@ public interface Embedder extends AutoCloseable {
   /**
    * Where a model's cosine similarities start to mean something, measured on data for each model.
    *
-   * @param recordFloor the cosine below which a record is no closer to a query than an unrelated
-   *     text usually is: it matches by meaning from there up (scoring 0 there and 1 at cosine 1)
+   * @param recordFloor the cosine from which a record matches a query by meaning (scoring 0 there
+   *     and 1 at cosine 1): about where an unrelated text usually sits, so that below it closeness
+   *     says nothing
    * @param queryFloor the cosine the closest record must reach for a query none of whose words is
    *     held to be about anything stored; below it, the answer is nothing
    * @param meaningWeight the weight of meaning in a hybrid score, words having the rest: how far
-   *     this model's closeness is to be trusted beside the words a record shares with the query
+   *     this model's closeness is to be trusted beside the words a record shares with the query;
+   *     both count, so it is above 0 and below 1
    */
   record Calibration(double recordFloor, double queryFloor, double meaningWeight) {
     public Calibration {
@@ -59,8 +61,8 @@ public interface Embedder extends AutoCloseable {
       if (!(queryFloor >= recordFloor && queryFloor <= 1)) {
         throw new IllegalArgumentException("queryFloor must be in [recordFloor, 1]: " + queryFloor);
       }
-      if (!(meaningWeight >= 0 && meaningWeight <= 1)) {
-        throw new IllegalArgumentException("meaningWeight must be in [0, 1]: " + meaningWeight);
+      if (!(meaningWeight > 0 && meaningWeight < 1)) {
+        throw new IllegalArgumentException("meaningWeight must be in (0, 1): " + meaningWeight);
       }
     }
   }

@@ -44,10 +44,9 @@ final class BgeEmbedder implements Embedder {
   static final int DIMENSIONS = 384;
 
   /**
-   * How to read this model's cosines (docs/spec/retrieval.md says how each was chosen on LoCoMo's
-   * tuning conversations): a record matches by meaning from 0.5 (about the median cosine between a
-   * question and an unrelated turn there, 0.53); a question none of whose words is held is about
-   * something stored only if its closest record reaches 0.6; meaning and words weigh alike.
+   * How to read this model's cosines: a record matches by meaning from 0.5; a question none of
+   * whose words is held is about something stored only if its closest record reaches 0.6; meaning
+   * and words weigh alike (docs/spec/retrieval.md, 6, says how each was chosen on data).
    */
   static final Calibration CALIBRATION = new Calibration(0.5, 0.6, 0.5);
 
