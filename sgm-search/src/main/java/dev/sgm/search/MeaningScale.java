@@ -1,9 +1,9 @@
 package dev.sgm.search;
 
 /**
- * How to read one embedding model's cosine similarities on {@link Relevance}'s shared scale: each
- * model has its own, measured on data (a question about nothing stored finds its closest record at
- * about 0.5 with one model and 0.75 with another).
+ * How to read one embedding model's cosine similarities on {@link Relevance}'s shared scale: no two
+ * models share one, so each states its own, measured on data (the core hands the active model's on
+ * with the query's vector).
  *
  * @param recordFloor the cosine from which a record matches by meaning, scoring 0 there and 1 at
  *     cosine 1; below it, semantic never returns a record and hybrid only if it holds one of the

@@ -67,6 +67,24 @@ class SearchIndexTest {
     return fused;
   }
 
+  /** The query vector the hybrid tests rank by closeness to. */
+  private static final float[] EAST = {1f, 0f};
+
+  /** The index's own text ranking of "release" in scope p=a, {@code depth} deep. */
+  private static SearchResult byTheWordRelease(SearchIndex index, int depth) throws Exception {
+    return index.search(
+        SearchQuery.of("release", SearchQuery.Ranking.TEXT, depth).scopes(Set.of("p=a")).build());
+  }
+
+  /** The index's own semantic ranking by closeness to {@link #EAST} in scope p=a. */
+  private static SearchResult byClosenessToEast(SearchIndex index, int depth) throws Exception {
+    return index.search(
+        SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, depth)
+            .scopes(Set.of("p=a"))
+            .vector(EAST, SCALE)
+            .build());
+  }
+
   /** The best {@code n} rows of {@code scores}, ties by row key, newest first. */
   private static List<Long> bestFirst(java.util.Map<Long, Double> scores, int n) {
     return scores.entrySet().stream()
@@ -401,19 +419,9 @@ class SearchIndexTest {
         }
         index.refresh();
       }
-      float[] east = {1f, 0f};
       int depth = SearchIndex.HYBRID_DEPTH;
-      SearchResult text =
-          index.search(
-              SearchQuery.of("release", SearchQuery.Ranking.TEXT, depth)
-                  .scopes(Set.of("p=a"))
-                  .build());
-      SearchResult meaning =
-          index.search(
-              SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, depth)
-                  .scopes(Set.of("p=a"))
-                  .vector(east, SCALE)
-                  .build());
+      SearchResult text = byTheWordRelease(index, depth);
+      SearchResult meaning = byClosenessToEast(index, depth);
       assertTrue(text.hits().size() > 20 && text.hits().size() < depth, "some match the word");
       assertTrue(
           meaning.hits().size() > 20 && meaning.hits().size() < 120,
@@ -439,7 +447,7 @@ class SearchIndexTest {
             index.search(
                 SearchQuery.of("release", SearchQuery.Ranking.HYBRID, 10)
                     .scopes(Set.of("p=a"))
-                    .vector(east, SCALE)
+                    .vector(EAST, SCALE)
                     .build());
         assertEquals(expected, rows(hybrid), "run " + run);
         for (SearchResult.Hit hit : hybrid.hits()) {
@@ -489,19 +497,9 @@ class SearchIndexTest {
         }
       }
       index.refresh();
-      float[] east = {1f, 0f};
       // Every record's BM25 and meaning, from the index's own text and semantic rankings.
-      SearchResult text =
-          index.search(
-              SearchQuery.of("release", SearchQuery.Ranking.TEXT, records)
-                  .scopes(Set.of("p=a"))
-                  .build());
-      SearchResult meaning =
-          index.search(
-              SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, records)
-                  .scopes(Set.of("p=a"))
-                  .vector(east, SCALE)
-                  .build());
+      SearchResult text = byTheWordRelease(index, records);
+      SearchResult meaning = byClosenessToEast(index, records);
       assertEquals(records, text.hits().size());
       double idf = Math.log(1 + 0.5 / (records + 0.5));
       java.util.Map<Long, Double> fused = fused(text, meaning, idf);
@@ -512,7 +510,7 @@ class SearchIndexTest {
         SearchQuery.Builder next =
             SearchQuery.of("release", SearchQuery.Ranking.HYBRID, 10)
                 .scopes(Set.of("p=a"))
-                .vector(east, SCALE)
+                .vector(EAST, SCALE)
                 .offset(paged.size());
         if (page != null) {
           SearchResult.Hit last = page.hits().getLast();
@@ -533,7 +531,7 @@ class SearchIndexTest {
           index.search(
               SearchQuery.of("release", SearchQuery.Ranking.HYBRID, 10)
                   .scopes(Set.of("p=a"))
-                  .vector(east, SCALE)
+                  .vector(EAST, SCALE)
                   .minScore(floor)
                   .build());
       assertEquals(expected.subList(0, 10), rows(raised));
