@@ -86,12 +86,13 @@ final class IndexedRetrieve {
     // A model reads a few hundred words at most; a longer text would only cost time.
     String asked = query.text();
     boolean cut = hasText && asked.length() > MAX_EMBEDDED_QUERY_CHARS;
-    float[] vector =
+    Embedder.Question question =
         mode == RetrieveQuery.Mode.TEXT
             ? null
-            : search.queryVector(cut ? asked.substring(0, MAX_EMBEDDED_QUERY_CHARS) : asked);
+            : search.question(cut ? asked.substring(0, MAX_EMBEDDED_QUERY_CHARS) : asked);
     SearchQuery.Builder searchQuery =
-        searchQuery(caller, query, within, mode, vector, vector == null ? null : scale(), cursor);
+        searchQuery(
+            caller, query, within, mode, question, question == null ? null : scale(), cursor);
     ReadYourWrites.Answer<Found> answer =
         readYourWrites.search(
             start,
@@ -115,7 +116,7 @@ final class IndexedRetrieve {
       return new RetrieveResult(page.records(), result.total(), next);
     }
     ObjectNode retrieval =
-        retrieval(mode, answer.found().pendingEmbeddings(), cut && vector != null, result);
+        retrieval(mode, answer.found().pendingEmbeddings(), cut && question != null, result);
     return new RetrieveResult(
         page.records(), result.total(), next, byRelevance ? page.scores() : null, retrieval);
   }
@@ -126,7 +127,10 @@ final class IndexedRetrieve {
         Objects.requireNonNull(
             search.embedder().calibration(), "the embedding model states no calibration");
     return new MeaningScale(
-        calibration.recordFloor(), calibration.queryFloor(), calibration.meaningWeight());
+        calibration.recordFloor(),
+        calibration.queryFloor(),
+        calibration.meaningWeight(),
+        calibration.scoreFloor());
   }
 
   /** The ranking asked for, or the default; {@code unsupported_capability} without a model. */
@@ -165,7 +169,7 @@ final class IndexedRetrieve {
       RetrieveQuery query,
       List<Scope> within,
       RetrieveQuery.Mode mode,
-      float[] vector,
+      Embedder.Question question,
       MeaningScale scale,
       Cursors.Relevance cursor) {
     List<String> fields = new ArrayList<>();
@@ -183,7 +187,10 @@ final class IndexedRetrieve {
         .createdAfter(RecordIndexer.micros(query.createdAfter()))
         .createdBefore(RecordIndexer.micros(query.createdBefore()))
         .updatedAfter(RecordIndexer.micros(query.updatedAfter()))
-        .vector(vector, scale)
+        .vector(
+            question == null ? null : question.ordering(),
+            question == null ? null : question.matching(),
+            scale)
         .minScore(query.minScore() == null ? 0 : query.minScore())
         .order(order(query))
         .offset(cursor == null ? 0 : cursor.offset())

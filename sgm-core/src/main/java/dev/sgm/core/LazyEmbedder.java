@@ -70,6 +70,11 @@ final class LazyEmbedder implements Embedder {
   }
 
   @Override
+  public Question embedQuestion(String text) {
+    return instance().embedQuestion(text);
+  }
+
+  @Override
   public synchronized void close() {
     closed = true;
     if (loaded != null) {

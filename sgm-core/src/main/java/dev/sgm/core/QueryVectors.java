@@ -15,15 +15,15 @@ import java.util.Map;
 final class QueryVectors {
   /**
    * How many questions are kept: their texts (up to 2,000 characters each) and vectors (1,024 of
-   * 384 floats take about 1.5 MB).
+   * 384 floats take about 1.5 MB; of two models side by side, 1,152 floats, about 4.5 MB).
    */
   static final int CAPACITY = 1024;
 
   private final Embedder embedder;
-  private final Map<String, float[]> recent =
+  private final Map<String, Embedder.Question> recent =
       new LinkedHashMap<>(64, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, float[]> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, Embedder.Question> eldest) {
           return size() > CAPACITY;
         }
       };
@@ -34,10 +34,16 @@ final class QueryVectors {
     this.embedder = embedder;
   }
 
-  /** The model's vector of the question {@code text}; callers must not modify it (it is shared). */
-  float[] of(String text) {
+  /**
+   * The model's vectors of the question {@code text}; callers must not modify them (they are
+   * shared).
+   *
+   * @throws IllegalStateException when the model returns an ordering vector of another length than
+   *     it states, which the index could not compare with the records' vectors
+   */
+  Embedder.Question of(String text) {
     synchronized (this) {
-      float[] known = recent.get(text);
+      Embedder.Question known = recent.get(text);
       if (known != null) {
         hits++;
         return known;
@@ -45,12 +51,22 @@ final class QueryVectors {
     }
     // Outside the lock: two callers asking the same new question may both embed it, which costs
     // what a cache would have saved but never makes one wait for another's question.
-    float[] vector = embedder.embedQuery(text);
+    Embedder.Question question = embedder.embedQuestion(text);
+    if (question == null || question.ordering().length != embedder.dimensions()) {
+      throw new IllegalStateException(
+          "the embedding model "
+              + embedder.model()
+              + " embedded a question as "
+              + (question == null ? "nothing" : question.ordering().length + " dimensions")
+              + ", not the "
+              + embedder.dimensions()
+              + " it states");
+    }
     synchronized (this) {
       misses++;
-      recent.put(text, vector);
+      recent.put(text, question);
     }
-    return vector;
+    return question;
   }
 
   /** How the cache has done: {@code hits} and {@code misses} since the start, and its capacity. */

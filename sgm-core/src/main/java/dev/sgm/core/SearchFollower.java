@@ -210,7 +210,7 @@ final class SearchFollower implements AutoCloseable, ReadYourWrites.Follower {
   }
 
   /** The embedding of a question, from the recent questions' when it is one of them. */
-  float[] queryVector(String text) {
+  Embedder.Question question(String text) {
     return queryVectors.of(text);
   }
 

@@ -2,6 +2,8 @@ package dev.sgm.core;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.sgm.api.spi.Embedder;
 import java.util.ArrayList;
@@ -10,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 class QueryVectorsTest {
   /** A model that says which questions it was asked, and embeds each as its length. */
-  private static final class Asked implements Embedder {
+  private static class Asked implements Embedder {
     final List<String> questions = new ArrayList<>();
 
     @Override
@@ -47,14 +49,46 @@ class QueryVectorsTest {
   void aQuestionAskedAgainIsNotEmbeddedAgainAndTheCountsSaySo() {
     Asked model = new Asked();
     QueryVectors vectors = new QueryVectors(model);
-    assertArrayEquals(new float[] {5}, vectors.of("cache"));
-    assertArrayEquals(new float[] {5}, vectors.of("cache"));
-    assertArrayEquals(new float[] {4}, vectors.of("pool"));
-    assertArrayEquals(new float[] {5}, vectors.of("cache"));
+    assertArrayEquals(new float[] {5}, vectors.of("cache").ordering());
+    assertArrayEquals(new float[] {5}, vectors.of("cache").ordering());
+    assertArrayEquals(new float[] {4}, vectors.of("pool").ordering());
+    assertArrayEquals(new float[] {5}, vectors.of("cache").ordering());
     assertEquals(List.of("cache", "pool"), model.questions);
     assertEquals(2, vectors.describe().path("hits").asLong());
     assertEquals(2, vectors.describe().path("misses").asLong());
     assertEquals(QueryVectors.CAPACITY, vectors.describe().path("capacity").asInt());
+  }
+
+  @Test
+  void aModelsOwnMatchingVectorIsKeptBesideItsOrderingOne() {
+    Asked model =
+        new Asked() {
+          @Override
+          public Question embedQuestion(String text) {
+            return new Question(embedQuery(text), new float[] {-text.length()});
+          }
+        };
+    QueryVectors vectors = new QueryVectors(model);
+    vectors.of("cache");
+    Embedder.Question again = vectors.of("cache");
+    assertArrayEquals(new float[] {5}, again.ordering());
+    assertArrayEquals(new float[] {-5}, again.matching());
+    assertEquals(List.of("cache"), model.questions);
+  }
+
+  @Test
+  void aQuestionOfAnotherLengthThanTheModelStatesIsRefusedNamingTheModel() {
+    Asked model =
+        new Asked() {
+          @Override
+          public int dimensions() {
+            return 2;
+          }
+        };
+    IllegalStateException refused =
+        assertThrows(IllegalStateException.class, () -> new QueryVectors(model).of("cache"));
+    assertTrue(refused.getMessage().contains("asked"), refused.getMessage());
+    assertTrue(refused.getMessage().contains("1 dimensions, not the 2"), refused.getMessage());
   }
 
   @Test

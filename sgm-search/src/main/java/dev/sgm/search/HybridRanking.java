@@ -46,7 +46,10 @@ final class HybridRanking {
         hasTerms ? byWords(search, docsOf(closest.keySet(), docs)) : Map.of();
     Map<Long, Double> meaning =
         VectorRanking.matching(
-            closest, scale, () -> !closestByWords.isEmpty() || VectorRanking.holdsAWord(search));
+            search,
+            closest,
+            docs,
+            () -> !closestByWords.isEmpty() || VectorRanking.holdsAWord(search));
     Map<Long, Double> fused = new HashMap<>();
     meaning.forEach((row, score) -> fused.put(row, scale.meaningWeight() * score));
     closestByWords.forEach(

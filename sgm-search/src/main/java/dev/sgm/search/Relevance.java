@@ -13,7 +13,7 @@ import org.apache.lucene.search.TermStatistics;
  * candidate of a question about nothing stored does not score as high as the best answer to a good
  * one.
  *
- * <p>By meaning: {@code (cosine - recordFloor) / (1 - recordFloor)}, 0 at the model's record floor
+ * <p>By meaning: {@code (similarity - scoreFloor) / (1 - scoreFloor)}, 0 at the model's score floor
  * and 1 for a text identical in meaning ({@link MeaningScale}; each model has its own floors). By
  * words: {@code bm25 / (bm25 + WORDS_HALF * Σ idf)}, where Σ idf is the most a record could score
  * for the query's words (Lucene's BM25 gives a word at most its idf); a record scores 0.5 when it

@@ -18,7 +18,11 @@ import java.util.Set;
  *     record embedded later counts as not embedded yet, so that pages rank alike while embeddings
  *     arrive ({@link Long#MAX_VALUE}: all)
  * @param text the query text, or null for a query ordered by time
- * @param vector the query's embedding for semantic and hybrid ranking, or null
+ * @param vector the query's embedding for semantic and hybrid ranking, or null: its similarity to a
+ *     record's embedding orders and scores the record by meaning
+ * @param matchingVector what decides whether a record matches by meaning, compared (as a cosine)
+ *     with the first {@code matchingVector.length} dimensions of its embedding; the same array as
+ *     {@code vector} when that decides too
  * @param scale how to read the closeness of the model that made {@code vector}, or null without one
  * @param minScore the lowest score a semantic or hybrid result may have ({@link Relevance}'s
  *     scale); 0 for the floors alone
@@ -49,6 +53,7 @@ public record SearchQuery(
     String text,
     Ranking ranking,
     float[] vector,
+    float[] matchingVector,
     MeaningScale scale,
     double minScore,
     Order order,
@@ -101,6 +106,14 @@ public record SearchQuery(
     Objects.requireNonNull(order, "order");
     if (vector != null) {
       Objects.requireNonNull(scale, "scale");
+      Objects.requireNonNull(matchingVector, "matchingVector");
+      if (matchingVector.length == 0 || matchingVector.length > vector.length) {
+        throw new IllegalArgumentException(
+            "the matching vector has "
+                + matchingVector.length
+                + " dimensions, the vector "
+                + vector.length);
+      }
     }
   }
 
@@ -130,6 +143,7 @@ public record SearchQuery(
     private Long updatedAfter;
     private long mark = Long.MAX_VALUE;
     private float[] vector;
+    private float[] matchingVector;
     private MeaningScale scale;
     private double minScore;
     private long vectorGeneration = Long.MAX_VALUE;
@@ -225,10 +239,20 @@ public record SearchQuery(
     }
 
     /**
-     * Ranks by closeness to {@code vector}, made by the model whose closeness {@code scale} reads.
+     * Ranks by closeness to {@code vector}, which also decides what matches, made by the model
+     * whose closeness {@code scale} reads.
      */
     public Builder vector(float[] vector, MeaningScale scale) {
+      return vector(vector, vector, scale);
+    }
+
+    /**
+     * Ranks by closeness to {@code vector}; {@code matchingVector} decides what matches (see {@link
+     * SearchQuery#matchingVector()}).
+     */
+    public Builder vector(float[] vector, float[] matchingVector, MeaningScale scale) {
       this.vector = vector;
+      this.matchingVector = matchingVector;
       this.scale = scale;
       return this;
     }
@@ -282,6 +306,7 @@ public record SearchQuery(
           text,
           ranking,
           vector,
+          matchingVector,
           scale,
           minScore,
           order,

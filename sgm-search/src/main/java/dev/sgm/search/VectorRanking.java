@@ -1,11 +1,15 @@
 package dev.sgm.search;
 
 import java.io.IOException;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.KnnVectorValues;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause.Occur;
 import org.apache.lucene.search.BooleanQuery;
@@ -28,31 +32,103 @@ final class VectorRanking {
   static SearchResult semantic(PreparedSearch search) throws IOException {
     SearchQuery q = search.query();
     int depth = Math.max(SearchIndex.HYBRID_DEPTH, q.offset() + q.limit() + 1);
+    Map<Long, Integer> docs = new HashMap<>();
     Map<Long, Double> matching =
-        matching(closest(search, depth, null), q.scale(), () -> holdsAWord(search));
+        matching(search, closest(search, depth, docs), docs, () -> holdsAWord(search));
     matching.values().removeIf(score -> score < q.minScore());
     return ScoredPage.of(
         q, matching, matching.size(), new SearchQuery.Frozen(new Statistics()), search.truncated());
   }
 
   /**
-   * Those of {@code closest} (vector scores by row, from {@link #closest}) that match the query by
-   * meaning, with their scores on {@link Relevance}'s scale: those at or above the model's record
-   * floor; none when even the closest is below its query floor and no searched record holds a word
-   * of the query ({@code aWordIsHeld}, asked only then). A record not embedded yet is not among
-   * them (the answer's retrieval says how many wait).
+   * Those of {@code closest} (vector scores by row, from {@link #closest}, with their documents in
+   * {@code docs}) that match the query by meaning, with their scores on {@link Relevance}'s scale:
+   * those whose matching cosine is at or above the model's record floor; none when even the best is
+   * below its query floor and no searched record holds a word of the query ({@code aWordIsHeld},
+   * asked only then). A record not embedded yet is not among them (the answer's retrieval says how
+   * many wait).
    */
   static Map<Long, Double> matching(
-      Map<Long, Double> closest, MeaningScale scale, IOBooleanSupplier aWordIsHeld)
+      PreparedSearch search,
+      Map<Long, Double> closest,
+      Map<Long, Integer> docs,
+      IOBooleanSupplier aWordIsHeld)
       throws IOException {
+    MeaningScale scale = search.query().scale();
+    Map<Long, Double> cosines = matchingCosines(search, closest, docs);
     Map<Long, Double> matching = new LinkedHashMap<>();
     double best =
-        closest.values().stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
-    if (closest.isEmpty() || (Relevance.cosine(best) < scale.queryFloor() && !aWordIsHeld.get())) {
+        cosines.values().stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+    if (closest.isEmpty() || (best < scale.queryFloor() && !aWordIsHeld.get())) {
       return matching;
     }
-    closest.forEach((row, score) -> addIfMatching(matching, row, score, scale));
+    closest.forEach(
+        (row, score) -> {
+          if (cosines.get(row) >= scale.recordFloor()) {
+            matching.put(row, scale.meaning(Relevance.cosine(score)));
+          }
+        });
     return matching;
+  }
+
+  /**
+   * The cosine of the query's matching vector with each record of {@code scores} (vector scores by
+   * row, with their documents in {@code docs}): that of its vector score when the query's vector
+   * decides too, else read from the first dimensions of the record's embedding. Bounded by the
+   * records given.
+   */
+  private static Map<Long, Double> matchingCosines(
+      PreparedSearch search, Map<Long, Double> scores, Map<Long, Integer> docs) throws IOException {
+    SearchQuery q = search.query();
+    Map<Long, Double> cosines = new HashMap<>();
+    if (q.matchingVector() == q.vector()) {
+      scores.forEach((row, score) -> cosines.put(row, Relevance.cosine(score)));
+      return cosines;
+    }
+    float[] matching = q.matchingVector();
+    double matchingNorm = norm(matching, matching.length);
+    // In the order of documents: a segment's vectors are read forwards.
+    List<Map.Entry<Long, Integer>> byDoc =
+        scores.keySet().stream()
+            .map(row -> Map.entry(row, docs.get(row)))
+            .sorted(Map.Entry.comparingByValue())
+            .toList();
+    List<LeafReaderContext> leaves = search.searcher().getIndexReader().leaves();
+    int leafIndex = -1;
+    FloatVectorValues vectors = null;
+    KnnVectorValues.DocIndexIterator iterator = null;
+    for (Map.Entry<Long, Integer> entry : byDoc) {
+      int doc = entry.getValue();
+      int index = ReaderUtil.subIndex(doc, leaves);
+      LeafReaderContext leaf = leaves.get(index);
+      if (index != leafIndex) {
+        leafIndex = index;
+        vectors = leaf.reader().getFloatVectorValues(IndexFields.VECTOR);
+        iterator = vectors == null ? null : vectors.iterator();
+      }
+      int target = doc - leaf.docBase;
+      double cosine = -1;
+      if (iterator != null && iterator.docID() <= target && iterator.advance(target) == target) {
+        float[] vector = vectors.vectorValue(iterator.index());
+        double norm = norm(vector, matching.length) * matchingNorm;
+        double dot = 0;
+        for (int i = 0; i < matching.length; i++) {
+          dot += (double) matching[i] * vector[i];
+        }
+        cosine = norm == 0 ? 0 : dot / norm;
+      }
+      cosines.put(entry.getKey(), cosine);
+    }
+    return cosines;
+  }
+
+  /** The length of the first {@code dimensions} of {@code vector}. */
+  private static double norm(float[] vector, int dimensions) {
+    double sum = 0;
+    for (int i = 0; i < dimensions; i++) {
+      sum += (double) vector[i] * vector[i];
+    }
+    return Math.sqrt(sum);
   }
 
   /**
@@ -63,10 +139,9 @@ final class VectorRanking {
    * by the scope.
    */
   static Map<Long, Double> matchingByMeaning(PreparedSearch search, int[] docs) throws IOException {
-    Map<Long, Double> matching = new LinkedHashMap<>();
     IndexSearcher searcher = search.searcher();
     if (docs.length == 0 || !hasVectors(searcher)) {
-      return matching;
+      return new LinkedHashMap<>();
     }
     // At most k candidates pass: the vector search compares them one by one, or a segment holding
     // more than its share of k searches its graph among them.
@@ -80,20 +155,15 @@ final class VectorRanking {
             new KnnFloatVectorQuery(IndexFields.VECTOR, search.query().vector(), docs.length, only),
             docs.length);
     List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+    Map<Long, Double> scores = new LinkedHashMap<>();
+    Map<Long, Integer> docsByRow = new HashMap<>();
     for (ScoreDoc hit : top.scoreDocs) {
-      addIfMatching(
-          matching, IndexFields.rowKey(leaves, hit.doc), hit.score, search.query().scale());
+      long row = IndexFields.rowKey(leaves, hit.doc);
+      scores.put(row, (double) hit.score);
+      docsByRow.put(row, hit.doc);
     }
-    return matching;
-  }
-
-  /** Adds {@code row} on the shared scale when its vector score is at or above the record floor. */
-  private static void addIfMatching(
-      Map<Long, Double> matching, long row, double vectorScore, MeaningScale scale) {
-    double cosine = Relevance.cosine(vectorScore);
-    if (cosine >= scale.recordFloor()) {
-      matching.put(row, scale.meaning(cosine));
-    }
+    // These hold a word of the query, so the query floor does not apply.
+    return matching(search, scores, docsByRow, () -> true);
   }
 
   /** Whether a record the search may return holds one of its words. */

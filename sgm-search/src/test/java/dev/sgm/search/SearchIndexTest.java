@@ -697,12 +697,95 @@ class SearchIndexTest {
     }
   }
 
+  @Test
+  void aSeparateMatchingVectorDecidesWhatMatchesAndTheVectorHowItRanks() throws Exception {
+    // Records of two models side by side: the first two dimensions the matching model's, the last
+    // two another's. The query orders by both halves and matches by the first alone.
+    float[] ordering = side(1, 1);
+    MeaningScale scale = new MeaningScale(0.5, 0.6, 0.5, 0.4);
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      index.put(embedded(1, side(0.9, 0.2), 1));
+      index.put(embedded(2, side(0.3, 1.0), 1)); // the closest overall, but not by the first half
+      index.put(embedded(3, side(0.6, 0.95), 1));
+      index.refresh();
+      SearchResult semantic =
+          index.search(
+              SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
+                  .scopes(Set.of("p=a"))
+                  .vector(ordering, EAST, scale)
+                  .build());
+      assertEquals(
+          List.of(3L, 1L), rows(semantic), "2 is below the record floor by its first half");
+      assertEquals(2, semantic.total());
+      assertEquals(((0.6 + 0.95) / 2 - 0.4) / 0.6, semantic.hits().get(0).value(), 1e-6);
+      assertEquals(((0.9 + 0.2) / 2 - 0.4) / 0.6, semantic.hits().get(1).value(), 1e-6);
+
+      SearchResult hybrid =
+          index.search(
+              SearchQuery.of("note", SearchQuery.Ranking.HYBRID, 10)
+                  .scopes(Set.of("p=a"))
+                  .vector(ordering, EAST, scale)
+                  .build());
+      assertEquals(List.of(3L, 1L, 2L), rows(hybrid));
+      double words = hybrid.hits().get(2).value(); // 2 matches by its word alone
+      assertEquals(
+          words + 0.5 * ((0.6 + 0.95) / 2 - 0.4) / 0.6, hybrid.hits().get(0).value(), 1e-6);
+
+      // The query floor reads the matching cosine too: 0.9 at best.
+      SearchResult nothing =
+          index.search(
+              SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
+                  .scopes(Set.of("p=a"))
+                  .vector(ordering, EAST, new MeaningScale(0.5, 0.95, 0.5, 0.4))
+                  .build());
+      assertEquals(List.of(), rows(nothing));
+    }
+  }
+
+  @Test
+  void aRecordFoundByItsWordsAloneIsMatchedByTheMatchingVector() throws Exception {
+    MeaningScale scale = new MeaningScale(0.5, 0.6, 0.5, 0.4);
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      // More records closer by the ordering vector than the hybrid search takes, none matching.
+      for (int row = 1; row <= SearchIndex.HYBRID_DEPTH + 20; row++) {
+        index.put(embedded(row, side(0.3, 1.0), 1));
+      }
+      index.put(embedded(1000, side(0.9, 0.1), 1, "zebra crossing"));
+      index.put(embedded(1001, side(0.2, 0.1), 1, "zebra crossing"));
+      index.refresh();
+      SearchResult hybrid =
+          index.search(
+              SearchQuery.of("zebra", SearchQuery.Ranking.HYBRID, 10)
+                  .scopes(Set.of("p=a"))
+                  .vector(side(1, 1), EAST, scale)
+                  .build());
+      assertEquals(List.of(1000L, 1001L), rows(hybrid));
+      double words = hybrid.hits().get(1).value();
+      assertEquals(words + 0.5 * ((0.9 + 0.1) / 2 - 0.4) / 0.6, hybrid.hits().get(0).value(), 1e-6);
+    }
+  }
+
+  /**
+   * A unit vector of four dimensions, two models' halves side by side, whose halves' cosines to
+   * east are {@code first} and {@code second}.
+   */
+  private static float[] side(double first, double second) {
+    float[] a = unit(first);
+    float[] b = unit(second);
+    float half = (float) Math.sqrt(0.5);
+    return new float[] {a[0] * half, a[1] * half, b[0] * half, b[1] * half};
+  }
+
   /** A unit vector whose cosine to east is {@code cosine}. */
   private static float[] unit(double cosine) {
     return new float[] {(float) cosine, (float) Math.sqrt(1 - cosine * cosine)};
   }
 
   private static IndexedRecord embedded(long row, float[] vector, long generation) {
+    return embedded(row, vector, generation, "note " + row);
+  }
+
+  private static IndexedRecord embedded(long row, float[] vector, long generation, String content) {
     return new IndexedRecord(
         "p=a:" + row,
         row,
@@ -713,7 +796,7 @@ class SearchIndexTest {
         List.of(),
         List.of(),
         null,
-        "note " + row,
+        content,
         row,
         row,
         row,
