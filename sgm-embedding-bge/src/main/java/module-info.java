@@ -15,6 +15,10 @@ module dev.sgm.embedding.bge {
   requires org.slf4j;
   requires java.logging;
 
+  // How a model is run here, for the plugin that runs bge beside a second model.
+  exports dev.sgm.embedding.bge to
+      dev.sgm.embedding.pair;
+
   provides dev.sgm.api.spi.EmbedderProvider with
       dev.sgm.embedding.bge.BgeEmbedderProvider;
 }

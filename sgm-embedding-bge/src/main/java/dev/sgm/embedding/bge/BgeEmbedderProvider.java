@@ -9,7 +9,7 @@ import java.util.Set;
 /**
  * Provides the {@code bge-small-en} embedder: bge-small-en-v1.5, quantised (384 dimensions), run in
  * process from the model inside its jar, with no network and no key. Settings are read under {@code
- * bge-small-en.} (see {@link BgeSettings}).
+ * bge-small-en.} (see {@link ModelSettings}).
  */
 public final class BgeEmbedderProvider implements EmbedderProvider {
   static final String NAME = "bge-small-en";
@@ -21,15 +21,21 @@ public final class BgeEmbedderProvider implements EmbedderProvider {
 
   @Override
   public Set<String> configKeys() {
-    return Set.of(
-        BgeSettings.PREFIX + "workers",
-        BgeSettings.PREFIX + "intra-op-threads",
-        BgeSettings.PREFIX + "batch-size",
-        BgeSettings.PREFIX + "max-chars");
+    return ModelSettings.keys(NAME);
   }
 
   @Override
   public Embedder create(Config config, EmbedderContext context) {
-    return new LoadingEmbedder(BgeSettings.from(config));
+    ModelSettings settings = settings(config);
+    return new LoadingEmbedder(
+        BgeEmbedder.MODEL,
+        BgeEmbedder.DIMENSIONS,
+        BgeEmbedder.CALIBRATION,
+        () -> BgeEmbedder.load(settings));
+  }
+
+  /** The settings under {@code bge-small-en.}: a query on two threads by default. */
+  static ModelSettings settings(Config config) {
+    return ModelSettings.from(config, NAME, 2);
   }
 }

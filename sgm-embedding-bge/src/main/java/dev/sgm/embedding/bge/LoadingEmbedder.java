@@ -2,30 +2,44 @@ package dev.sgm.embedding.bge;
 
 import dev.sgm.api.spi.Embedder;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
- * The model, loaded when it is first needed (some 0.7 s of a core): its name, the length of its
+ * A model loaded when it is first needed (some 0.7 s of a core each): its name, the length of its
  * vectors and its calibration are known without it, so that discovery, which reports them, does not
  * wait for the load, and a short command that never embeds never loads it. A server loads it off
  * its start's path ({@link #load()}).
  */
-final class LoadingEmbedder implements Embedder {
-  private final BgeSettings settings;
-  private BgeEmbedder model;
+public final class LoadingEmbedder implements Embedder {
+  private final String model;
+  private final int dimensions;
+  private final Calibration calibration;
+  private final Supplier<? extends Embedder> loader;
+  private Embedder loaded;
   private boolean closed;
 
-  LoadingEmbedder(BgeSettings settings) {
-    this.settings = settings;
+  /**
+   * @param model the model's name, as {@code loader}'s embedder will report it
+   * @param dimensions the length of its vectors
+   * @param calibration its calibration
+   * @param loader loads it
+   */
+  public LoadingEmbedder(
+      String model, int dimensions, Calibration calibration, Supplier<? extends Embedder> loader) {
+    this.model = model;
+    this.dimensions = dimensions;
+    this.calibration = calibration;
+    this.loader = loader;
   }
 
-  private synchronized BgeEmbedder loaded() {
+  private synchronized Embedder loaded() {
     if (closed) {
-      throw new IllegalStateException(BgeEmbedder.MODEL + ": closed");
+      throw new IllegalStateException(model + ": closed");
     }
-    if (model == null) {
-      model = BgeEmbedder.load(settings);
+    if (loaded == null) {
+      loaded = loader.get();
     }
-    return model;
+    return loaded;
   }
 
   @Override
@@ -35,17 +49,17 @@ final class LoadingEmbedder implements Embedder {
 
   @Override
   public String model() {
-    return BgeEmbedder.MODEL;
+    return model;
   }
 
   @Override
   public int dimensions() {
-    return BgeEmbedder.DIMENSIONS;
+    return dimensions;
   }
 
   @Override
   public Calibration calibration() {
-    return BgeEmbedder.CALIBRATION;
+    return calibration;
   }
 
   @Override
@@ -59,11 +73,16 @@ final class LoadingEmbedder implements Embedder {
   }
 
   @Override
+  public Question embedQuestion(String text) {
+    return loaded().embedQuestion(text);
+  }
+
+  @Override
   public synchronized void close() {
     closed = true;
-    if (model != null) {
-      model.close();
-      model = null;
+    if (loaded != null) {
+      loaded.close();
+      loaded = null;
     }
   }
 }

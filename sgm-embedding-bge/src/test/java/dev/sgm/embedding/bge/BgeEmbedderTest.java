@@ -186,7 +186,7 @@ class BgeEmbedderTest {
 
   @Test
   void aClosedEmbedderRefusesWork() {
-    Embedder other = BgeEmbedder.load(BgeSettings.defaults());
+    Embedder other = BgeEmbedder.load(BgeEmbedderProvider.settings(Config.empty()));
     other.close();
     other.close();
     assertThrows(IllegalStateException.class, () -> other.embedQuery("anything"));
@@ -195,19 +195,21 @@ class BgeEmbedderTest {
 
   @Test
   void settingsAreReadUnderThePluginsNameAndChecked() {
-    BgeSettings settings =
-        BgeSettings.from(
+    ModelSettings settings =
+        BgeEmbedderProvider.settings(
             Config.of(
                 java.util.Map.of(
                     "bge-small-en.workers", "3",
                     "bge-small-en.intra-op-threads", "2",
                     "bge-small-en.batch-size", "16",
                     "bge-small-en.max-chars", "500")));
-    assertEquals(new BgeSettings(3, 2, 16, 500), settings);
+    assertEquals(new ModelSettings("bge-small-en.", 3, 2, 16, 500), settings);
     SgmException error =
         assertThrows(
             SgmException.class,
-            () -> BgeSettings.from(Config.of(java.util.Map.of("bge-small-en.workers", "0"))));
+            () ->
+                BgeEmbedderProvider.settings(
+                    Config.of(java.util.Map.of("bge-small-en.workers", "0"))));
     assertTrue(error.getMessage().contains("bge-small-en.workers"), error.getMessage());
   }
 
