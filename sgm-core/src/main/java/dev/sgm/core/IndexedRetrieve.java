@@ -146,7 +146,8 @@ final class IndexedRetrieve {
           "mode "
               + mode.wireName()
               + " needs an embedding model, and none is active here; put an embedder plugin"
-              + " (sgm-embedding-bge) in plugins/, or ask with mode text",
+              + " (sgm-embedding-bge-e5 with sgm-embedding-bge, or the latter alone) in plugins/,"
+              + " or ask with mode text",
           List.of(new FieldError("mode", "no embedding model is active")));
     }
     if (!byRelevance) {

@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * The embeddings of the questions asked most recently: a question asked again, or a later page of
- * one, reuses its vector instead of running the model again (a few milliseconds of a core each).
+ * one, reuses its vectors instead of running the model again (a few milliseconds of a core each).
  * Holds up to {@link #CAPACITY} questions, the least recently asked leaving first, and counts how
  * often a question was found here, which discovery reports.
  */

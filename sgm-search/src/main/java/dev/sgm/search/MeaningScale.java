@@ -8,10 +8,10 @@ package dev.sgm.search;
  * @param recordFloor the cosine of the query's matching vector ({@link SearchQuery#matchingVector})
  *     from which a record matches by meaning; below it, semantic never returns a record and hybrid
  *     only if it holds one of the query's words
- * @param queryFloor the matching cosine the closest searched record must reach for a query none of
- *     whose words they hold to match anything there by meaning; below it, the question is about
- *     nothing stored (a model finds some likeness in any two texts; a held word is evidence enough
- *     that the question is about something there)
+ * @param queryFloor the matching cosine the best of the records closest by the ordering vector must
+ *     reach for a query none of whose words they hold to match anything there by meaning; below it,
+ *     the question is about nothing stored (a model finds some likeness in any two texts; a held
+ *     word is evidence enough that the question is about something there)
  * @param meaningWeight the weight of meaning in a hybrid score; words have the rest
  * @param scoreFloor the similarity of the query's ordering vector at which a matching record scores
  *     0 by meaning (1 at similarity 1)

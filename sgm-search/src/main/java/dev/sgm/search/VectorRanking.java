@@ -13,6 +13,7 @@ import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause.Occur;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
@@ -108,7 +109,11 @@ final class VectorRanking {
       }
       int target = doc - leaf.docBase;
       double cosine = -1;
-      if (iterator != null && iterator.docID() <= target && iterator.advance(target) == target) {
+      int at =
+          iterator == null
+              ? DocIdSetIterator.NO_MORE_DOCS
+              : iterator.docID() < target ? iterator.advance(target) : iterator.docID();
+      if (at == target) {
         float[] vector = vectors.vectorValue(iterator.index());
         double norm = norm(vector, matching.length) * matchingNorm;
         double dot = 0;

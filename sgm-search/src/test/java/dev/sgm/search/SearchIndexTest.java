@@ -743,6 +743,32 @@ class SearchIndexTest {
   }
 
   @Test
+  void theMatchingCosineIsReadFromEachSegmentAndFollowsUpdatesAndDeletes() throws Exception {
+    MeaningScale scale = new MeaningScale(0.5, 0.6, 0.5, 0.4);
+    try (SearchIndex index = SearchIndex.inMemory()) {
+      // One segment each, so that records sit in several leaves at several document bases.
+      index.put(embedded(1, side(0.9, 0.2), 1));
+      index.refresh();
+      index.put(embedded(2, side(0.8, 0.8), 1));
+      index.refresh();
+      index.put(embedded(3, side(0.6, 0.95), 1));
+      index.refresh();
+      index.put(embedded(1, side(0.3, 1.0), 2)); // now close overall, but not by its first half
+      index.delete("p=a:2");
+      index.put(embedded(4, side(0.7, 0.5), 2));
+      index.refresh();
+      SearchResult semantic =
+          index.search(
+              SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
+                  .scopes(Set.of("p=a"))
+                  .vector(side(1, 1), EAST, scale)
+                  .build());
+      assertEquals(List.of(3L, 4L), rows(semantic));
+      assertEquals(((0.7 + 0.5) / 2 - 0.4) / 0.6, semantic.hits().get(1).value(), 1e-6);
+    }
+  }
+
+  @Test
   void aRecordFoundByItsWordsAloneIsMatchedByTheMatchingVector() throws Exception {
     MeaningScale scale = new MeaningScale(0.5, 0.6, 0.5, 0.4);
     try (SearchIndex index = SearchIndex.inMemory()) {

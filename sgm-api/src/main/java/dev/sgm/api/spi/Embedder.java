@@ -29,7 +29,10 @@ public interface Embedder extends AutoCloseable {
    */
   List<float[]> embedPassages(List<String> texts);
 
-  /** Embeds a query (with whatever instruction prefix the model expects for queries). */
+  /**
+   * Embeds a query (with whatever instruction prefix the model expects for queries): the vector
+   * that orders records by meaning, of which the default {@link #embedQuestion} makes a question.
+   */
   float[] embedQuery(String text);
 
   /**
@@ -81,8 +84,9 @@ public interface Embedder extends AutoCloseable {
    * @param recordFloor the cosine (of a question's matching vector, {@link Question}) from which a
    *     record matches a query by meaning: about where an unrelated text usually sits, so that
    *     below it closeness says nothing
-   * @param queryFloor the cosine the closest record must reach for a query none of whose words is
-   *     held to be about anything stored; below it, the answer is nothing
+   * @param queryFloor the cosine the best of the records closest by the ordering vector must reach
+   *     for a query none of whose words is held to be about anything stored; below it, the answer
+   *     is nothing
    * @param meaningWeight the weight of meaning in a hybrid score, words having the rest: how far
    *     this model's closeness is to be trusted beside the words a record shares with the query;
    *     both count, so it is above 0 and below 1

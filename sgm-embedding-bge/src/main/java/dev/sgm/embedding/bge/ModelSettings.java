@@ -10,8 +10,8 @@ import java.util.Set;
  * how many texts are embedded at once, how many threads ONNX Runtime uses inside one of them, how
  * many texts a batch holds, and how much of a long text is embedded.
  *
- * <p>The defaults come from sgm-benchmarks' run-embed on two cores. A short query is many small
- * operations: two threads inside one run, spinning between operations as ONNX Runtime does by
+ * <p>The defaults come from sgm-benchmarks' run-embed on two cores, with bge. A short query is many
+ * small operations: two threads inside one run, spinning between operations as ONNX Runtime does by
  * default, embed it in 3.6 ms where one thread takes 5.9 ms. Passages are embedded for throughput:
  * two runs at once of one thread each embed 357 texts/s, one run on two threads 219. Queries and
  * passages have their own sessions and workers, so a query never waits for a passage.

@@ -36,8 +36,8 @@ import java.util.logging.Logger;
  * short query is many small operations, and two threads halve its wait), and one for passages, run
  * by one worker per processor with one thread each (a third more texts per second than one run on
  * two threads). Each has its own workers, so a search never waits behind passages being embedded,
- * and concurrent callers queue instead of multiplying threads beyond the cores. Vectors are of unit
- * length.
+ * and concurrent callers queue instead of multiplying threads beyond the cores (for each model: an
+ * embedder that runs two runs the workers of both). Vectors are of unit length.
  */
 public final class OnnxModel implements AutoCloseable {
   /**
@@ -103,9 +103,8 @@ public final class OnnxModel implements AutoCloseable {
     this.queryEncoder = encoder(environment, querySession);
     this.passageEncoder = encoder(environment, passageSession);
     this.blank = emptyTextVector(environment, passageSession);
-    String threads = settings.prefix() + spec.name();
-    this.queryWorkers = workers(threads + "-query", settings.queryWorkers());
-    this.passageWorkers = workers(threads + "-passage", settings.workers());
+    this.queryWorkers = workers(spec.name() + "-query", settings.queryWorkers());
+    this.passageWorkers = workers(spec.name() + "-passage", settings.workers());
   }
 
   private Encoder encoder(OrtEnvironment environment, OrtSession session) {
@@ -301,13 +300,19 @@ public final class OnnxModel implements AutoCloseable {
 
   /**
    * {@code instruction} and the start of {@code text}, or "" when the text has nothing a tokenizer
-   * keeps (only spaces and control characters): such a text has the blank text's vector whatever
-   * the instruction, so that every model of an embedder reads it alike.
+   * keeps (only spaces, control and format characters): such a text has the blank text's vector
+   * whatever the instruction, so that every model of an embedder reads it alike.
    */
   private String instructed(String instruction, String text) {
     String clipped = clip(text);
     boolean wordless =
-        clipped.codePoints().allMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c));
+        clipped
+            .codePoints()
+            .allMatch(
+                c ->
+                    Character.isWhitespace(c)
+                        || Character.isISOControl(c)
+                        || Character.getType(c) == Character.FORMAT);
     return wordless ? "" : instruction + clipped;
   }
 
