@@ -253,7 +253,7 @@ public final class AuthBenchmark {
     options.put("auth.enabled", Boolean.toString(auth));
     // Records are embedded in the background after their stores return; that work would land in
     // whichever rounds follow (of either server) and blur what authentication costs.
-    options.put("embedders.disabled", "bge-small-en");
+    options.put("embedders.disabled", "bge-e5-small,bge-small-en");
     // As a team server keeps it: the audit trail in a file, not on a terminal.
     options.put("audit.file", scratch.path().resolve("audit.log").toString());
     SgmRuntime sgm = SgmRuntime.open(ConfigLoader.load(options, Map.of()));

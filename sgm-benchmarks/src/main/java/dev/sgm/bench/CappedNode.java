@@ -69,7 +69,7 @@ final class CappedNode implements AutoCloseable {
                     "-D",
                     "grpc.port=0",
                     "-D",
-                    "embedders.disabled=bge-small-en"))
+                    "embedders.disabled=bge-e5-small,bge-small-en"))
             .redirectErrorStream(true)
             .redirectOutput(log.toFile());
     builder.environment().put("XDG_CACHE_HOME", data.resolve("cache").toString());

@@ -84,7 +84,7 @@ public final class ContextBenchmark {
                 "--agent",
                 "holder",
                 "-D",
-                "embedders.disabled=bge-small-en")
+                "embedders.disabled=bge-e5-small,bge-small-en")
             .redirectError(
                 ProcessBuilder.Redirect.appendTo(scratch.resolve("holder.err").toFile()));
     builder.environment().put("XDG_CACHE_HOME", scratch.resolve("cache").toString());

@@ -3,8 +3,10 @@ package dev.sgm.bench;
 import dev.sgm.api.spi.Config;
 import dev.sgm.api.spi.Embedder;
 import dev.sgm.api.spi.EmbedderProvider;
+import dev.sgm.core.ConfigLoader;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -20,7 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * embedder is found through {@link ServiceLoader}, as the engine finds it.
  *
  * <p>Run: {@code ./sgm-benchmarks/run-embed [key=value ...]}, e.g. {@code
- * bge-small-en.intra-op-threads=2 bge-small-en.workers=1} to try other thread settings.
+ * bge-e5-small.intra-op-threads=2 bge-e5-small.workers=1} to try other thread settings, or {@code
+ * embedders.disabled=bge-e5-small} to measure bge alone.
  */
 public final class EmbedBenchmark {
   private static final int BATCH = 64;
@@ -29,14 +32,18 @@ public final class EmbedBenchmark {
   private EmbedBenchmark() {}
 
   /**
-   * The first embedder plugin on the module path that is a model (not the benchmark's stand-in).
+   * The model the engine would run: the first embedder plugin by order that is a model (not the
+   * benchmark's stand-in) and that {@code config}'s {@code embedders.disabled} (the environment's
+   * {@code SGM_EMBEDDERS_DISABLED} included) leaves on.
    */
-  static EmbedderProvider modelProvider() {
+  static EmbedderProvider modelProvider(Config config) {
+    List<String> disabled = config.getList("embedders.disabled");
     return ServiceLoader.load(EmbedderProvider.class).stream()
         .map(ServiceLoader.Provider::get)
         // The retrieve benchmark's stand-in wraps a model; this measures the model itself.
         .filter(p -> !SentenceVectors.NAME.equals(p.name()))
-        .findFirst()
+        .filter(p -> !disabled.contains(p.name()))
+        .min(Comparator.comparingInt(EmbedderProvider::order).thenComparing(EmbedderProvider::name))
         .orElseThrow(() -> new IllegalStateException("no embedder plugin on the module path"));
   }
 
@@ -50,11 +57,11 @@ public final class EmbedBenchmark {
       settings.put(arg.substring(0, eq), arg.substring(eq + 1));
     }
     long start = System.nanoTime();
-    EmbedderProvider provider = modelProvider();
+    EmbedderProvider provider = modelProvider(ConfigLoader.load(settings));
     try (ScratchDirectory scratch = ScratchDirectory.create("sgm-embed-bench");
         Embedder embedder = provider.create(Config.of(settings), scratch::path)) {
       double loadMillis = (System.nanoTime() - start) / 1e6;
-      embedder.embedQuery("warm up");
+      embedder.embedQuestion("warm up");
       double firstMillis = (System.nanoTime() - start) / 1e6;
       System.out.printf(
           Locale.ROOT,
@@ -79,7 +86,7 @@ public final class EmbedBenchmark {
       long[] single = new long[1000];
       for (int i = 0; i < single.length; i++) {
         long t0 = System.nanoTime();
-        embedder.embedQuery(questions.get(i % questions.size()));
+        embedder.embedQuestion(questions.get(i % questions.size()));
         single[i] = System.nanoTime() - t0;
       }
       Arrays.sort(single);
@@ -154,7 +161,7 @@ public final class EmbedBenchmark {
     long[] nanos = new long[400];
     for (int i = 0; i < nanos.length; i++) {
       long t0 = System.nanoTime();
-      embedder.embedQuery(questions.get(i % questions.size()));
+      embedder.embedQuestion(questions.get(i % questions.size()));
       nanos[i] = System.nanoTime() - t0;
       Thread.sleep(10);
     }

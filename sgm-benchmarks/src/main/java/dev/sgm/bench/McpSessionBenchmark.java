@@ -70,7 +70,7 @@ public final class McpSessionBenchmark {
               sgm,
               scratch.path(),
               scratch.path().resolve("plain"),
-              "embedders.disabled=bge-small-en")) {
+              "embedders.disabled=bge-e5-small,bge-small-en")) {
         for (int i = 0; i < 200; i++) {
           SharedDirectoryBenchmark.store(plain, i);
         }

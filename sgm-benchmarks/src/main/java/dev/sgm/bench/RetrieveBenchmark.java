@@ -250,7 +250,7 @@ public final class RetrieveBenchmark {
    * a time (beside the server's own instance, which is idle by then).
    */
   private static Measurement.Result embedAlone(int ops) throws Exception {
-    EmbedderProvider provider = EmbedBenchmark.modelProvider();
+    EmbedderProvider provider = EmbedBenchmark.modelProvider(ConfigLoader.load(Map.of()));
     try (ScratchDirectory scratch = ScratchDirectory.create("sgm-retrieve-bench-model");
         Embedder embedder = provider.create(Config.of(Map.of()), scratch::path)) {
       // Past the sequence numbers the measurements used, so these questions are new too.
@@ -259,7 +259,7 @@ public final class RetrieveBenchmark {
           Measurement.measure(
               "the model alone, new questions",
               ops,
-              key -> embedder.embedQuery(newQuestion(key)),
+              key -> embedder.embedQuestion(newQuestion(key)),
               sequence);
       result.print();
       return result;

@@ -57,6 +57,7 @@ public final class SentenceVectors implements EmbedderProvider {
         ServiceLoader.load(EmbedderProvider.class).stream()
             .map(ServiceLoader.Provider::get)
             .filter(p -> !p.name().equals(NAME))
+            .filter(p -> !config.getList("embedders.disabled").contains(p.name()))
             .min(Comparator.comparingInt(EmbedderProvider::order))
             .orElseThrow(
                 () ->
@@ -142,6 +143,11 @@ public final class SentenceVectors implements EmbedderProvider {
     @Override
     public float[] embedQuery(String text) {
       return model.embedQuery(text);
+    }
+
+    @Override
+    public Question embedQuestion(String text) {
+      return model.embedQuestion(text);
     }
 
     @Override

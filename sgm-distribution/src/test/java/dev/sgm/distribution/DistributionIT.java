@@ -270,13 +270,39 @@ class DistributionIT {
               .toList();
     }
     assertEquals(
-        7, present.size(), "the plugin, langchain4j (3), ONNX Runtime, DJL (2): " + present);
+        9,
+        present.size(),
+        "the plugins (bge, bge with e5), langchain4j (4), ONNX Runtime, DJL (2): " + present);
     // Natives granted by the launcher only for modules that are there: nothing on standard error.
     Result with = sgm(dist, Map.of(), "--memory", "discover");
     assertEquals(0, with.code(), with.err());
     assertEquals("", with.err());
+    assertEquals(
+        "bge-small-en-v1.5-q+e5-small-v2-q",
+        Json.parse(with.out()).path("retrieval").path("embedding").path("model").asText(),
+        "the two models together come first");
+    Result bgeAlone =
+        sgm(dist, Map.of("SGM_EMBEDDERS_DISABLED", "bge-e5-small"), "--memory", "discover");
+    assertEquals(0, bgeAlone.code(), bgeAlone.err());
+    assertEquals(
+        "bge-small-en-v1.5-q",
+        Json.parse(bgeAlone.out()).path("retrieval").path("embedding").path("model").asText());
+    // Without the second model's jars, bge alone, quietly.
     for (Path jar : present) {
-      Files.delete(jar);
+      String name = jar.getFileName().toString();
+      if (name.startsWith("sgm-embedding-bge-e5-")
+          || name.startsWith("langchain4j-embeddings-e5")) {
+        Files.delete(jar);
+      }
+    }
+    Result withoutE5 = sgm(dist, Map.of(), "--memory", "discover");
+    assertEquals(0, withoutE5.code(), withoutE5.err());
+    assertEquals("", withoutE5.err());
+    assertEquals(
+        "bge-small-en-v1.5-q",
+        Json.parse(withoutE5.out()).path("retrieval").path("embedding").path("model").asText());
+    for (Path jar : present) {
+      Files.deleteIfExists(jar);
     }
     Result without = sgm(dist, Map.of(), "--memory", "discover");
     assertEquals(0, without.code(), without.err());
