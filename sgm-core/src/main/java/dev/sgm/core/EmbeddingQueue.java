@@ -43,7 +43,7 @@ final class EmbeddingQueue implements AutoCloseable {
   private static final long BUSY_NANOS = 500_000_000L;
 
   /**
-   * How long the model's load (most of a core for 0.7 s, 1.2 s for two models) waits, unless a
+   * How long the model's load (most of a core for a second or so) waits, unless a
    * record comes to be embedded sooner, so that it does not slow a server's start on a small
    * machine. A search by meaning meanwhile loads it itself.
    */

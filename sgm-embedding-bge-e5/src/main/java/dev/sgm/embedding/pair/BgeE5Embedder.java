@@ -75,18 +75,24 @@ final class BgeE5Embedder implements Embedder {
   }
 
   /**
-   * Loads both models from their jars (no network); a query of either holds back the passages of
-   * both.
+   * Both models in their jars (no network), with their workers started; each is read when first
+   * needed. A query of either holds back the passages of both.
    */
-  static BgeE5Embedder load(ModelSettings settings) {
+  static BgeE5Embedder create(ModelSettings settings) {
     QueryGate gate = new QueryGate();
-    OnnxModel bge = OnnxModel.load(BgeEmbedder.SPEC, settings, gate);
+    OnnxModel bge = OnnxModel.create(BgeEmbedder.SPEC, settings, gate);
     try {
-      return new BgeE5Embedder(bge, OnnxModel.load(E5, settings, gate));
+      return new BgeE5Embedder(bge, OnnxModel.create(E5, settings, gate));
     } catch (RuntimeException e) {
       bge.close();
       throw e;
     }
+  }
+
+  @Override
+  public void load() {
+    bge.openSessions();
+    e5.openSessions();
   }
 
   @Override

@@ -41,7 +41,7 @@ public final class BgeE5EmbedderProvider implements EmbedderProvider {
         BgeE5Embedder.MODEL,
         BgeE5Embedder.DIMENSIONS,
         BgeE5Embedder.CALIBRATION,
-        () -> BgeE5Embedder.load(settings));
+        () -> BgeE5Embedder.create(settings));
   }
 
   /** The settings under {@code bge-e5-small.}: the models' queries on one thread each. */

@@ -43,9 +43,14 @@ public final class BgeEmbedder implements Embedder {
     this.model = model;
   }
 
-  /** Loads the model from its jar (no network) and starts its workers. */
-  static BgeEmbedder load(ModelSettings settings) {
-    return new BgeEmbedder(OnnxModel.load(SPEC, settings, new QueryGate()));
+  /** The model in its jar (no network), with its workers started; it is read when first needed. */
+  static BgeEmbedder create(ModelSettings settings) {
+    return new BgeEmbedder(OnnxModel.create(SPEC, settings, new QueryGate()));
+  }
+
+  @Override
+  public void load() {
+    model.openSessions();
   }
 
   @Override

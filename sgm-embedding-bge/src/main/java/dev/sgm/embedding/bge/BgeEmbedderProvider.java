@@ -31,7 +31,7 @@ public final class BgeEmbedderProvider implements EmbedderProvider {
         BgeEmbedder.MODEL,
         BgeEmbedder.DIMENSIONS,
         BgeEmbedder.CALIBRATION,
-        () -> BgeEmbedder.load(settings));
+        () -> BgeEmbedder.create(settings));
   }
 
   /** The settings under {@code bge-small-en.}: a query on two threads by default. */

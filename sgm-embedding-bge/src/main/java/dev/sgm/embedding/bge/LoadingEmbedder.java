@@ -44,7 +44,7 @@ public final class LoadingEmbedder implements Embedder {
 
   @Override
   public void load() {
-    loaded();
+    loaded().load();
   }
 
   @Override

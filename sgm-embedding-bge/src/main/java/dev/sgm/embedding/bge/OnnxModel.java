@@ -79,30 +79,30 @@ public final class OnnxModel implements AutoCloseable {
   private final Spec spec;
   private final ModelSettings settings;
   private final QueryGate gate;
-  private final OrtSession querySession;
-  private final OrtSession passageSession;
-  private final Encoder queryEncoder;
-  private final Encoder passageEncoder;
+  private final OrtEnvironment environment;
   private final ThreadPoolExecutor queryWorkers;
   private final ThreadPoolExecutor passageWorkers;
-  private final float[] blank;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private OnnxModel(
-      Spec spec,
-      ModelSettings settings,
-      QueryGate gate,
-      OrtEnvironment environment,
-      OrtSession querySession,
-      OrtSession passageSession) {
+  /** Guards the opening and closing of the sessions. */
+  private final Object sessions = new Object();
+
+  // Each opens when first needed (or at openSessions()): a short command that only asks, or only
+  // stores, reads the model once.
+  private volatile Session querySession;
+  private volatile Session passageSession;
+
+  /** The blank text's vector, from the first session opened. */
+  private volatile float[] blank;
+
+  /** One ONNX Runtime session of the model, with langchain4j's encoder over it. */
+  private record Session(OrtSession session, Encoder encoder) {}
+
+  private OnnxModel(Spec spec, ModelSettings settings, QueryGate gate, OrtEnvironment environment) {
     this.spec = spec;
     this.settings = settings;
     this.gate = gate;
-    this.querySession = querySession;
-    this.passageSession = passageSession;
-    this.queryEncoder = encoder(environment, querySession);
-    this.passageEncoder = encoder(environment, passageSession);
-    this.blank = emptyTextVector(environment, passageSession);
+    this.environment = environment;
     this.queryWorkers = workers(spec.name() + "-query", settings.queryWorkers());
     this.passageWorkers = workers(spec.name() + "-passage", settings.workers());
   }
@@ -136,10 +136,11 @@ public final class OnnxModel implements AutoCloseable {
   }
 
   /**
-   * Loads the model from its jar (no network) and starts the workers; its queries hold back the
-   * passages of every model sharing {@code gate}.
+   * The model in its jar (read with no network), with its workers started; its sessions open when
+   * first needed, or at {@link #openSessions}. Its queries hold back the passages of every model
+   * sharing {@code gate}.
    */
-  public static OnnxModel load(Spec spec, ModelSettings settings, QueryGate gate) {
+  public static OnnxModel create(Spec spec, ModelSettings settings, QueryGate gate) {
     // DJL, under the tokenizer, otherwise looks for a GPU build to download and reports use to
     // its makers when it runs on a cloud machine; this plugin promises to stay offline.
     if (System.getProperty("ai.djl.offline") == null) {
@@ -148,28 +149,64 @@ public final class OnnxModel implements AutoCloseable {
     if (DJL_LOG.getLevel() == null) {
       DJL_LOG.setLevel(Level.SEVERE);
     }
-    OrtEnvironment environment = OrtEnvironment.getEnvironment();
+    return new OnnxModel(spec, settings, gate, OrtEnvironment.getEnvironment());
+  }
+
+  /** Opens both sessions now (a server does, off the path of its start and of its first query). */
+  public void openSessions() {
+    querySession();
+    passageSession();
+  }
+
+  private Session querySession() {
+    Session opened = querySession;
+    if (opened == null) {
+      synchronized (sessions) {
+        if (querySession == null) {
+          // Intra-op threads keep spinning between operations (ONNX Runtime's default): without
+          // it each of a short query's many small operations waits for threads to wake (see
+          // ModelSettings).
+          querySession = openSession(settings.intraOpThreads());
+        }
+        opened = querySession;
+      }
+    }
+    return opened;
+  }
+
+  private Session passageSession() {
+    Session opened = passageSession;
+    if (opened == null) {
+      synchronized (sessions) {
+        if (passageSession == null) {
+          passageSession = openSession(1);
+        }
+        opened = passageSession;
+      }
+    }
+    return opened;
+  }
+
+  /** Reads the model from its jar into a new session (called holding {@link #sessions}). */
+  private Session openSession(int threads) {
+    if (closed.get()) {
+      throw new IllegalStateException(spec.name() + " is closed");
+    }
     byte[] onnx;
     try (InputStream in = open(spec, spec.onnxFile())) {
       onnx = in.readAllBytes();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    // Intra-op threads keep spinning between operations (ONNX Runtime's default): without it
-    // each of a short query's many small operations waits for threads to wake (see ModelSettings).
-    OrtSession querySession = session(spec, environment, onnx, settings.intraOpThreads());
-    OrtSession passageSession;
+    OrtSession session = session(spec, environment, onnx, threads);
     try {
-      passageSession = session(spec, environment, onnx, 1);
+      Session opened = new Session(session, encoder(environment, session));
+      if (blank == null) {
+        blank = emptyTextVector(environment, session);
+      }
+      return opened;
     } catch (RuntimeException e) {
-      closeQuietly(querySession);
-      throw e;
-    }
-    try {
-      return new OnnxModel(spec, settings, gate, environment, querySession, passageSession);
-    } catch (RuntimeException e) {
-      closeQuietly(querySession);
-      closeQuietly(passageSession);
+      closeQuietly(session);
       throw e;
     }
   }
@@ -196,7 +233,7 @@ public final class OnnxModel implements AutoCloseable {
     String asked = instructed(instruction, text);
     gate.enter();
     FutureTask<float[]> job =
-        new FutureTask<>(() -> embed(queryEncoder, asked)) {
+        new FutureTask<>(() -> embed(querySession(), asked)) {
           @Override
           protected void done() {
             gate.leave();
@@ -238,7 +275,7 @@ public final class OnnxModel implements AutoCloseable {
   /** Runs on a passage worker: a passage starts only while no query is being embedded. */
   private float[] embedPassage(String text) {
     gate.awaitNoQueries(closed::get);
-    return embed(passageEncoder, text);
+    return embed(passageSession(), text);
   }
 
   @Override
@@ -254,18 +291,23 @@ public final class OnnxModel implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      closeQuietly(querySession);
-      closeQuietly(passageSession);
+      synchronized (sessions) {
+        for (Session session : new Session[] {querySession, passageSession}) {
+          if (session != null) {
+            closeQuietly(session.session());
+          }
+        }
+      }
     }
   }
 
   /** Runs on a worker: the unit vector of one text. */
-  private float[] embed(Encoder encoder, String text) {
+  private float[] embed(Session session, String text) {
     if (text.isBlank()) {
       return blank.clone();
     }
     try {
-      return unit(encoder.embed(text).content().vector());
+      return unit(session.encoder().embed(text).content().vector());
     } catch (IllegalArgumentException noTokens) {
       // langchain4j refuses a text the tokenizer keeps nothing of (only control characters, say).
       return blank.clone();

@@ -186,7 +186,7 @@ class BgeEmbedderTest {
 
   @Test
   void aClosedEmbedderRefusesWork() {
-    Embedder other = BgeEmbedder.load(BgeEmbedderProvider.settings(Config.empty()));
+    Embedder other = BgeEmbedder.create(BgeEmbedderProvider.settings(Config.empty()));
     other.close();
     other.close();
     assertThrows(IllegalStateException.class, () -> other.embedQuery("anything"));
