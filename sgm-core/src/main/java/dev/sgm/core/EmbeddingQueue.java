@@ -43,9 +43,9 @@ final class EmbeddingQueue implements AutoCloseable {
   private static final long BUSY_NANOS = 500_000_000L;
 
   /**
-   * How long the model's load (most of a core for a second or so) waits, unless a
-   * record comes to be embedded sooner, so that it does not slow a server's start on a small
-   * machine. A search by meaning meanwhile loads it itself.
+   * How long the model's load (most of a core for a second or so) waits, unless a record comes to
+   * be embedded sooner, so that it does not slow a server's start on a small machine. A search by
+   * meaning meanwhile loads it itself.
    */
   private static final long LOAD_AFTER_NANOS = 2_000_000_000L;
 

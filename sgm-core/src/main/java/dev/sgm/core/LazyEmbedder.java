@@ -7,9 +7,9 @@ import dev.sgm.api.spi.EmbedderProvider;
 import java.util.List;
 
 /**
- * An embedding model loaded when first used. Loading one takes most of a second
- * and a few hundred megabytes; a short command that only stores or reads never pays for it, and a
- * server loads it in the background as it starts.
+ * An embedding model loaded when first used. Loading one takes most of a second and a few hundred
+ * megabytes; a short command that only stores or reads never pays for it, and a server loads it in
+ * the background as it starts.
  */
 final class LazyEmbedder implements Embedder {
   private final EmbedderProvider provider;
