@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -37,14 +38,20 @@ public final class EmbedBenchmark {
    * {@code SGM_EMBEDDERS_DISABLED} included) leaves on.
    */
   static EmbedderProvider modelProvider(Config config) {
+    return firstModel(config)
+        .orElseThrow(() -> new IllegalStateException("no embedder plugin on the module path"));
+  }
+
+  /** {@link #modelProvider}'s choice, or nothing without a model that is left on. */
+  static Optional<EmbedderProvider> firstModel(Config config) {
     List<String> disabled = config.getList("embedders.disabled");
     return ServiceLoader.load(EmbedderProvider.class).stream()
         .map(ServiceLoader.Provider::get)
         // The retrieve benchmark's stand-in wraps a model; this measures the model itself.
         .filter(p -> !SentenceVectors.NAME.equals(p.name()))
         .filter(p -> !disabled.contains(p.name()))
-        .min(Comparator.comparingInt(EmbedderProvider::order).thenComparing(EmbedderProvider::name))
-        .orElseThrow(() -> new IllegalStateException("no embedder plugin on the module path"));
+        .min(
+            Comparator.comparingInt(EmbedderProvider::order).thenComparing(EmbedderProvider::name));
   }
 
   public static void main(String[] args) throws Exception {

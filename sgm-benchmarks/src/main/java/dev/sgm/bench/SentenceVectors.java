@@ -6,11 +6,9 @@ import dev.sgm.api.spi.EmbedderContext;
 import dev.sgm.api.spi.EmbedderProvider;
 import dev.sgm.api.spi.PluginSelection;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
@@ -54,11 +52,7 @@ public final class SentenceVectors implements EmbedderProvider {
               + " embedders.enabled names it; disable it as well (embedders.disabled)");
     }
     EmbedderProvider real =
-        ServiceLoader.load(EmbedderProvider.class).stream()
-            .map(ServiceLoader.Provider::get)
-            .filter(p -> !p.name().equals(NAME))
-            .filter(p -> !config.getList("embedders.disabled").contains(p.name()))
-            .min(Comparator.comparingInt(EmbedderProvider::order))
+        EmbedBenchmark.firstModel(config)
             .orElseThrow(
                 () ->
                     PluginSelection.startupError(

@@ -70,6 +70,9 @@ class SearchIndexTest {
   /** The query vector the hybrid tests rank by closeness to. */
   private static final float[] EAST = {1f, 0f};
 
+  /** The scale of the tests of two models side by side: bge-like floors, a score floor of 0.4. */
+  private static final MeaningScale SIDES = new MeaningScale(0.5, 0.6, 0.5, 0.4);
+
   /** The index's own text ranking of "release" in scope p=a, {@code depth} deep. */
   private static SearchResult byTheWordRelease(SearchIndex index, int depth) throws Exception {
     return index.search(
@@ -701,31 +704,19 @@ class SearchIndexTest {
   void aSeparateMatchingVectorDecidesWhatMatchesAndTheVectorHowItRanks() throws Exception {
     // Records of two models side by side: the first two dimensions the matching model's, the last
     // two another's. The query orders by both halves and matches by the first alone.
-    float[] ordering = side(1, 1);
-    MeaningScale scale = new MeaningScale(0.5, 0.6, 0.5, 0.4);
     try (SearchIndex index = SearchIndex.inMemory()) {
       index.put(embedded(1, side(0.9, 0.2), 1));
       index.put(embedded(2, side(0.3, 1.0), 1)); // the closest overall, but not by the first half
       index.put(embedded(3, side(0.6, 0.95), 1));
       index.refresh();
-      SearchResult semantic =
-          index.search(
-              SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
-                  .scopes(Set.of("p=a"))
-                  .vector(ordering, EAST, scale)
-                  .build());
+      SearchResult semantic = bySides(index, null, SearchQuery.Ranking.SEMANTIC, SIDES);
       assertEquals(
           List.of(3L, 1L), rows(semantic), "2 is below the record floor by its first half");
       assertEquals(2, semantic.total());
       assertEquals(((0.6 + 0.95) / 2 - 0.4) / 0.6, semantic.hits().get(0).value(), 1e-6);
       assertEquals(((0.9 + 0.2) / 2 - 0.4) / 0.6, semantic.hits().get(1).value(), 1e-6);
 
-      SearchResult hybrid =
-          index.search(
-              SearchQuery.of("note", SearchQuery.Ranking.HYBRID, 10)
-                  .scopes(Set.of("p=a"))
-                  .vector(ordering, EAST, scale)
-                  .build());
+      SearchResult hybrid = bySides(index, "note", SearchQuery.Ranking.HYBRID, SIDES);
       assertEquals(List.of(3L, 1L, 2L), rows(hybrid));
       double words = hybrid.hits().get(2).value(); // 2 matches by its word alone
       assertEquals(
@@ -733,18 +724,13 @@ class SearchIndexTest {
 
       // The query floor reads the matching cosine too: 0.9 at best.
       SearchResult nothing =
-          index.search(
-              SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
-                  .scopes(Set.of("p=a"))
-                  .vector(ordering, EAST, new MeaningScale(0.5, 0.95, 0.5, 0.4))
-                  .build());
+          bySides(index, null, SearchQuery.Ranking.SEMANTIC, new MeaningScale(0.5, 0.95, 0.5, 0.4));
       assertEquals(List.of(), rows(nothing));
     }
   }
 
   @Test
   void theMatchingCosineIsReadFromEachSegmentAndFollowsUpdatesAndDeletes() throws Exception {
-    MeaningScale scale = new MeaningScale(0.5, 0.6, 0.5, 0.4);
     try (SearchIndex index = SearchIndex.inMemory()) {
       // One segment each, so that records sit in several leaves at several document bases.
       index.put(embedded(1, side(0.9, 0.2), 1));
@@ -757,12 +743,7 @@ class SearchIndexTest {
       index.delete("p=a:2");
       index.put(embedded(4, side(0.7, 0.5), 2));
       index.refresh();
-      SearchResult semantic =
-          index.search(
-              SearchQuery.of(null, SearchQuery.Ranking.SEMANTIC, 10)
-                  .scopes(Set.of("p=a"))
-                  .vector(side(1, 1), EAST, scale)
-                  .build());
+      SearchResult semantic = bySides(index, null, SearchQuery.Ranking.SEMANTIC, SIDES);
       assertEquals(List.of(3L, 4L), rows(semantic));
       assertEquals(((0.7 + 0.5) / 2 - 0.4) / 0.6, semantic.hits().get(1).value(), 1e-6);
     }
@@ -770,7 +751,6 @@ class SearchIndexTest {
 
   @Test
   void aRecordFoundByItsWordsAloneIsMatchedByTheMatchingVector() throws Exception {
-    MeaningScale scale = new MeaningScale(0.5, 0.6, 0.5, 0.4);
     try (SearchIndex index = SearchIndex.inMemory()) {
       // More records closer by the ordering vector than the hybrid search takes, none matching.
       for (int row = 1; row <= SearchIndex.HYBRID_DEPTH + 20; row++) {
@@ -779,16 +759,25 @@ class SearchIndexTest {
       index.put(embedded(1000, side(0.9, 0.1), 1, "zebra crossing"));
       index.put(embedded(1001, side(0.2, 0.1), 1, "zebra crossing"));
       index.refresh();
-      SearchResult hybrid =
-          index.search(
-              SearchQuery.of("zebra", SearchQuery.Ranking.HYBRID, 10)
-                  .scopes(Set.of("p=a"))
-                  .vector(side(1, 1), EAST, scale)
-                  .build());
+      SearchResult hybrid = bySides(index, "zebra", SearchQuery.Ranking.HYBRID, SIDES);
       assertEquals(List.of(1000L, 1001L), rows(hybrid));
       double words = hybrid.hits().get(1).value();
       assertEquals(words + 0.5 * ((0.9 + 0.1) / 2 - 0.4) / 0.6, hybrid.hits().get(0).value(), 1e-6);
     }
+  }
+
+  /**
+   * The index's first page of ten in scope p=a for {@code text}, ordered by both halves of {@link
+   * #side} vectors alike and matched by the first half's closeness to east.
+   */
+  private static SearchResult bySides(
+      SearchIndex index, String text, SearchQuery.Ranking ranking, MeaningScale scale)
+      throws Exception {
+    return index.search(
+        SearchQuery.of(text, ranking, 10)
+            .scopes(Set.of("p=a"))
+            .vector(side(1, 1), EAST, scale)
+            .build());
   }
 
   /**

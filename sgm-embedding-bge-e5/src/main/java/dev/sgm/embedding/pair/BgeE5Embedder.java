@@ -30,7 +30,6 @@ import java.util.concurrent.Future;
  */
 final class BgeE5Embedder implements Embedder {
   static final String MODEL = BgeEmbedder.MODEL + "+e5-small-v2-q";
-  static final int DIMENSIONS = 2 * BgeEmbedder.DIMENSIONS;
 
   /**
    * Each model's share of the pair's similarity, in proportion to {@code 1 / (1 - floor)} for
@@ -61,7 +60,9 @@ final class BgeE5Embedder implements Embedder {
           "/e5-small-v2-q.onnx",
           "/e5-small-v2-q-tokenizer.json",
           OnnxModel.Pooling.MEAN,
-          BgeEmbedder.DIMENSIONS);
+          384);
+
+  static final int DIMENSIONS = BgeEmbedder.DIMENSIONS + E5.dimensions();
 
   private static final float BGE_SCALE = (float) Math.sqrt(BGE_SHARE);
   private static final float E5_SCALE = (float) Math.sqrt(E5_SHARE);

@@ -107,8 +107,8 @@ public final class OnnxModel implements AutoCloseable {
     this.passageWorkers = workers(spec.name() + "-passage", settings.workers());
   }
 
-  private Encoder encoder(OrtEnvironment environment, OrtSession session) {
-    try (InputStream tokenizer = open(spec, spec.tokenizerFile())) {
+  private Encoder encoder(OrtSession session) {
+    try (InputStream tokenizer = open(spec.tokenizerFile())) {
       PoolingMode pooling = spec.pooling() == Pooling.CLS ? PoolingMode.CLS : PoolingMode.MEAN;
       return new Encoder(new OnnxBertBiEncoder(environment, session, tokenizer, pooling), spec);
     } catch (IOException e) {
@@ -152,10 +152,21 @@ public final class OnnxModel implements AutoCloseable {
     return new OnnxModel(spec, settings, gate, OrtEnvironment.getEnvironment());
   }
 
-  /** Opens both sessions now (a server does, off the path of its start and of its first query). */
+  /**
+   * Opens both sessions now, reading the model from its jar once for the two (a server does, off
+   * the path of its start and of its first query).
+   */
   public void openSessions() {
-    querySession();
-    passageSession();
+    synchronized (sessions) {
+      byte[] onnx = null;
+      if (querySession == null) {
+        onnx = readModel();
+        querySession = openSession(onnx, settings.intraOpThreads());
+      }
+      if (passageSession == null) {
+        passageSession = openSession(onnx != null ? onnx : readModel(), 1);
+      }
+    }
   }
 
   private Session querySession() {
@@ -163,10 +174,7 @@ public final class OnnxModel implements AutoCloseable {
     if (opened == null) {
       synchronized (sessions) {
         if (querySession == null) {
-          // Intra-op threads keep spinning between operations (ONNX Runtime's default): without
-          // it each of a short query's many small operations waits for threads to wake (see
-          // ModelSettings).
-          querySession = openSession(settings.intraOpThreads());
+          querySession = openSession(readModel(), settings.intraOpThreads());
         }
         opened = querySession;
       }
@@ -179,7 +187,7 @@ public final class OnnxModel implements AutoCloseable {
     if (opened == null) {
       synchronized (sessions) {
         if (passageSession == null) {
-          passageSession = openSession(1);
+          passageSession = openSession(readModel(), 1);
         }
         opened = passageSession;
       }
@@ -187,22 +195,30 @@ public final class OnnxModel implements AutoCloseable {
     return opened;
   }
 
-  /** Reads the model from its jar into a new session (called holding {@link #sessions}). */
-  private Session openSession(int threads) {
-    if (closed.get()) {
-      throw new IllegalStateException(spec.name() + " is closed");
-    }
-    byte[] onnx;
-    try (InputStream in = open(spec, spec.onnxFile())) {
-      onnx = in.readAllBytes();
+  /** The model's ONNX file, read from its jar. */
+  private byte[] readModel() {
+    try (InputStream in = open(spec.onnxFile())) {
+      return in.readAllBytes();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    OrtSession session = session(spec, environment, onnx, threads);
+  }
+
+  /**
+   * A new session of the model on {@code threads} intra-op threads (called holding {@link
+   * #sessions}). Intra-op threads keep spinning between operations (ONNX Runtime's default):
+   * without it each of a short query's many small operations waits for threads to wake (see
+   * ModelSettings).
+   */
+  private Session openSession(byte[] onnx, int threads) {
+    if (closed.get()) {
+      throw new IllegalStateException(spec.name() + " is closed");
+    }
+    OrtSession session = session(onnx, threads);
     try {
-      Session opened = new Session(session, encoder(environment, session));
+      Session opened = new Session(session, encoder(session));
       if (blank == null) {
-        blank = emptyTextVector(environment, session);
+        blank = emptyTextVector(session);
       }
       return opened;
     } catch (RuntimeException e) {
@@ -211,8 +227,7 @@ public final class OnnxModel implements AutoCloseable {
     }
   }
 
-  private static OrtSession session(
-      Spec spec, OrtEnvironment environment, byte[] onnx, int threads) {
+  private OrtSession session(byte[] onnx, int threads) {
     try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
       options.setIntraOpNumThreads(threads);
       options.setInterOpNumThreads(1);
@@ -368,7 +383,7 @@ public final class OnnxModel implements AutoCloseable {
   }
 
   /** Scales a vector to length 1, so that the dot product of two is their cosine. */
-  static float[] unit(float[] vector) {
+  private static float[] unit(float[] vector) {
     double sum = 0;
     for (float v : vector) {
       sum += (double) v * v;
@@ -387,7 +402,7 @@ public final class OnnxModel implements AutoCloseable {
    * What the model makes of a text with no words ([CLS] [SEP] alone): the vector of a blank text,
    * computed once, since langchain4j refuses to embed one.
    */
-  private float[] emptyTextVector(OrtEnvironment environment, OrtSession session) {
+  private float[] emptyTextVector(OrtSession session) {
     long[] shape = {1, 2};
     try (OnnxTensor ids =
             OnnxTensor.createTensor(environment, LongBuffer.wrap(new long[] {CLS, SEP}), shape);
@@ -416,7 +431,7 @@ public final class OnnxModel implements AutoCloseable {
     }
   }
 
-  private static InputStream open(Spec spec, String file) {
+  private InputStream open(String file) {
     // A class literal does not initialise the class: its static initialiser would load a second
     // session with ONNX Runtime's default threads.
     InputStream in = spec.anchor().getResourceAsStream(file);
